@@ -1,0 +1,46 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "OpenMarketGateway",
+    products: [
+        .executable(name: "gateway", targets: ["GatewayCLI"]),
+        .library(name: "Gateway", targets: ["Gateway"]),
+        .library(name: "GatewayModels", targets: ["GatewayModels"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // libevent (core, extra, pthreads, openssl) and zlib from Debian; see Sources/CEvent/module.modulemap.
+        .systemLibrary(
+            name: "CEvent",
+            pkgConfig: "libevent",
+            providers: [.apt(["libevent-dev", "zlib1g-dev", "libssl-dev"])]
+        ),
+        // Pure contract and mapping code: Foundation only, no C, no I/O.
+        .target(name: "GatewayModels"),
+        // The server library. Only Sources/Gateway/Transport imports CEvent.
+        .target(
+            name: "Gateway",
+            dependencies: [
+                "CEvent",
+                "GatewayModels",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The `gateway` executable: flags and environment into a configuration, then run.
+        .executableTarget(
+            name: "GatewayCLI",
+            dependencies: [
+                "Gateway",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "GatewayModelsTests", dependencies: ["GatewayModels"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,42 @@
+#ifndef GATEWAY_CEVENT_SHIM_H
+#define GATEWAY_CEVENT_SHIM_H
+
+// <sys/types.h> must come first: Debian's event2/event-config.h defines _GNU_SOURCE,
+// and if glibc's features.h has not settled before that, a second module that includes
+// system headers (zlib) sees a different fd_set and clang refuses to build.
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <signal.h>
+
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/dns.h>
+#include <event2/http.h>
+// Not event2/http_struct.h: it would make evhttp_request a complete type and change how
+// Swift imports request pointers. keyvalq_struct.h is enough to walk header lists.
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+#include <event2/util.h>
+
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+
+#include <zlib.h>
+
+// deflateInit2 and inflateInit2 are macros Swift cannot import.
+static inline int cevent_deflate_init2(z_streamp strm, int level, int windowBits, int memLevel) {
+    return deflateInit2(strm, level, Z_DEFLATED, windowBits, memLevel, Z_DEFAULT_STRATEGY);
+}
+
+static inline int cevent_inflate_init2(z_streamp strm, int windowBits) {
+    return inflateInit2(strm, windowBits);
+}
+
+#endif

@@ -1,0 +1,2 @@
+// Replaced by the gateway command in the next commit.
+print("gateway")
