@@ -1,0 +1,28 @@
+/// Where the one response to one request goes. The transport implements it.
+public protocol ResponseSink: Sendable {
+    /// Takes the response; may be called on any thread. Called at most once per request.
+    func deliver(_ response: GatewayResponse)
+}
+
+/// Handed to every handler with its request. Call `send` or `fail` exactly once, from any
+/// thread, even when the client has gone: the transport releases the request only then.
+public struct Responder: Sendable {
+    let sink: any ResponseSink
+    let requestID: String
+
+    public init(sink: any ResponseSink, requestID: String) {
+        self.sink = sink
+        self.requestID = requestID
+    }
+
+    public func send(_ response: GatewayResponse) {
+        sink.deliver(response)
+    }
+
+    /// Answers with `error` as problem+json; an error that is not a `GatewayError` becomes
+    /// a 500 whose body says nothing about it (the caller logs it).
+    public func fail(_ error: any Error) {
+        let gatewayError = error as? GatewayError ?? .internalError()
+        sink.deliver(gatewayError.response(requestID: requestID))
+    }
+}

@@ -1,0 +1,56 @@
+import Logging
+
+/// What a handler gets besides the request.
+public struct RouteContext: Sendable {
+    /// Path parameters by name, percent-decoded (`{id}` in `/v1/products/{id}`).
+    public var parameters: [String: String]
+    public var logger: Logger
+
+    public init(parameters: [String: String] = [:], logger: Logger) {
+        self.parameters = parameters
+        self.logger = logger
+    }
+}
+
+/// How a route produces its response, chosen by where the work has to happen.
+public enum RouteHandler: Sendable {
+    /// Runs on the loop thread and answers at once: for answers already at hand (health,
+    /// cache hits). Must not block, must not do heavy CPU work. A thrown error is answered
+    /// as problem+json.
+    case immediate(@Sendable (GatewayRequest, RouteContext) throws -> GatewayResponse)
+    /// Runs in a Swift task off the loop; the response hops back to the loop that owns the
+    /// request. For CPU-heavy work (large transforms) and anything that awaits.
+    case async(@Sendable (GatewayRequest, RouteContext) async throws -> GatewayResponse)
+    /// Runs on the loop thread and answers later through the responder, exactly once: for
+    /// work started on the loop itself (origin requests on the loop's connection pool).
+    case deferred(@Sendable (GatewayRequest, RouteContext, Responder) -> Void)
+
+    /// Runs the handler for `request` and answers through `responder` exactly once.
+    func run(_ request: GatewayRequest, context: RouteContext, responder: Responder) {
+        switch self {
+        case .immediate(let handler):
+            do {
+                responder.send(try handler(request, context))
+            } catch {
+                Self.logUnexpected(error, context: context)
+                responder.fail(error)
+            }
+        case .async(let handler):
+            Task {
+                do {
+                    responder.send(try await handler(request, context))
+                } catch {
+                    Self.logUnexpected(error, context: context)
+                    responder.fail(error)
+                }
+            }
+        case .deferred(let handler):
+            handler(request, context, responder)
+        }
+    }
+
+    private static func logUnexpected(_ error: any Error, context: RouteContext) {
+        guard !(error is GatewayError) else { return }
+        context.logger.error("handler failed", metadata: ["error": "\(String(reflecting: error))"])
+    }
+}

@@ -1,0 +1,74 @@
+/// One request as handlers see it: plain values, copied out of libevent on the loop thread
+/// after the whole body was buffered.
+public struct GatewayRequest: Sendable {
+    public var method: HTTPMethod
+    /// The path as sent, still percent-encoded, without the query (`/v1/products/7`).
+    public var path: String
+    /// The raw query string without `?`, or nil when the target had none.
+    public var query: String?
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// The request id: the client's `X-Request-ID` when it was acceptable, a new one otherwise.
+    public var requestID: String
+
+    public init(
+        method: HTTPMethod, path: String, query: String? = nil, headers: HTTPHeaders = [:],
+        body: [UInt8] = [], requestID: String = RequestID.generate()
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.requestID = requestID
+    }
+
+    /// The query's parameters, percent-decoded (`+` is a space), in order.
+    public var queryItems: [(name: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = PercentDecoding.decode(parts[0], plusIsSpace: true) ?? String(parts[0])
+            let value = parts.count > 1 ? (PercentDecoding.decode(parts[1], plusIsSpace: true) ?? String(parts[1])) : ""
+            return (name, value)
+        }
+    }
+
+    /// The first value of query parameter `name`.
+    public func queryValue(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+}
+
+/// Percent-decoding of URL components (RFC 3986 §2.1).
+enum PercentDecoding {
+    /// The decoded text, or nil when an escape is malformed or the bytes are not UTF-8.
+    static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusIsSpace:
+                bytes.append(UInt8(ascii: " "))
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/// An ordered list of header fields with case-insensitive lookup.
+///
+/// Order and duplicates are kept as received, because the request-framing checks must see
+/// a duplicated `Content-Length` as two fields, not one.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+    }
+
+    private var fields: [Field]
+
+    public init() { fields = [] }
+
+    public init(_ pairs: [(String, String)]) {
+        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The first value of `name`, compared case-insensitively.
+    public subscript(name: String) -> String? {
+        fields.first { Self.sameName($0.name, name) }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(_ name: String) -> [String] {
+        fields.compactMap { Self.sameName($0.name, name) ? $0.value : nil }
+    }
+
+    public func contains(_ name: String) -> Bool {
+        fields.contains { Self.sameName($0.name, name) }
+    }
+
+    /// Appends a field; an existing field of the same name stays.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Replaces every field of `name` with one field.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        fields.append(Field(name: name, value: value))
+    }
+
+    public mutating func remove(_ name: String) {
+        fields.removeAll { Self.sameName($0.name, name) }
+    }
+
+    /// Adds `token` to a comma-separated list header such as `Vary`, unless already there.
+    public mutating func appendToken(_ name: String, _ token: String) {
+        guard let existing = self[name] else {
+            add(name, token)
+            return
+        }
+        let tokens = existing.split(separator: ",").map { $0.trimmingSpaces() }
+        if tokens.contains(where: { Self.sameName($0, token) }) { return }
+        set(name, existing + ", " + token)
+    }
+
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.lowercased() == b.lowercased()
+    }
+}
+
+extension Substring {
+    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    func trimmingSpaces() -> String {
+        var slice = self[...]
+        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
+        return String(slice)
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String { self[...].trimmingSpaces() }
+}

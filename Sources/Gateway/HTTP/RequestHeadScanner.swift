@@ -1,0 +1,136 @@
+/// Follows the framing of the requests on one connection, byte by byte as they arrive, and
+/// rewrites every NUL inside a request head or trailer block to DEL (0x7F).
+///
+/// Why: libevent 2.1.12 stores header values as C strings, so `X-A: a\0b` reaches the
+/// gateway as `a`, and the NUL, the one sign of trouble, is gone. Rewritten to DEL before
+/// libevent parses the line, it survives into the value, and `RequestFraming` refuses the
+/// request with 400. Body bytes are never touched: the scanner skips `Content-Length`
+/// bodies and chunked bodies the way libevent frames them (first `Content-Length` wins,
+/// blank lines between chunks are allowed).
+///
+/// Sans-IO: feed it bytes with `scan`; it keeps no reference to them.
+public struct RequestHeadScanner: Sendable {
+    enum State: Sendable, Equatable {
+        /// In a request head: `started` once the request line began (blank lines before
+        /// it are skipped, as libevent does).
+        case head(started: Bool)
+        case body(remaining: Int64)
+        case chunkSize
+        case chunkData(remaining: Int64)
+        case trailers
+        /// The framing could not be followed (libevent will refuse the request and close);
+        /// nothing more is rewritten.
+        case lost
+    }
+
+    private(set) var state: State = .head(started: false)
+    /// The start of the current line, kept only up to `lineLimit` bytes: enough to read a
+    /// header name and a Content-Length, Transfer-Encoding or chunk-size value.
+    private var line: [UInt8] = []
+    private var lineLength = 0
+    private var contentLength: Int64?
+    private var chunked = false
+    private static let lineLimit = 96
+    private static let del: UInt8 = 0x7F
+
+    public init() {}
+
+    /// Scans `bytes`, the next bytes received on the connection, and rewrites NULs in
+    /// request heads and trailers in place.
+    public mutating func scan(_ bytes: UnsafeMutableBufferPointer<UInt8>) {
+        var index = 0
+        while index < bytes.count {
+            switch state {
+            case .body(let remaining):
+                let skip = Int(min(remaining, Int64(bytes.count - index)))
+                index += skip
+                state = remaining - Int64(skip) == 0 ? .head(started: false) : .body(remaining: remaining - Int64(skip))
+            case .chunkData(let remaining):
+                let skip = Int(min(remaining, Int64(bytes.count - index)))
+                index += skip
+                state = remaining - Int64(skip) == 0 ? .chunkSize : .chunkData(remaining: remaining - Int64(skip))
+            case .lost:
+                return
+            case .head, .chunkSize, .trailers:
+                if bytes[index] == 0 {
+                    bytes[index] = Self.del
+                }
+                consumeLineByte(bytes[index])
+                index += 1
+            }
+        }
+    }
+
+    private mutating func consumeLineByte(_ byte: UInt8) {
+        guard byte == UInt8(ascii: "\n") else {
+            lineLength += 1
+            if line.count < Self.lineLimit { line.append(byte) }
+            return
+        }
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        let isEmpty = line.isEmpty && lineLength <= 1
+        defer {
+            line.removeAll(keepingCapacity: true)
+            lineLength = 0
+        }
+        switch state {
+        case .head(let started):
+            if !started {
+                if !isEmpty { state = .head(started: true) }
+            } else if isEmpty {
+                endOfHead()
+            } else {
+                readHeaderLine()
+            }
+        case .chunkSize:
+            if isEmpty { return }
+            guard let size = Self.chunkSize(line) else {
+                state = .lost
+                return
+            }
+            state = size == 0 ? .trailers : .chunkData(remaining: size)
+        case .trailers:
+            if isEmpty { state = .head(started: false) }
+        case .body, .chunkData, .lost:
+            break
+        }
+    }
+
+    private mutating func readHeaderLine() {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingSpaces().lowercased()
+        switch name {
+        case "content-length" where contentLength == nil:
+            contentLength = Int64(value.hasPrefix("+") ? String(value.dropFirst()) : value)
+        case "transfer-encoding":
+            chunked = value.split(separator: ",").last.map { $0.trimmingSpaces() } == "chunked"
+        default:
+            break
+        }
+    }
+
+    private mutating func endOfHead() {
+        defer {
+            contentLength = nil
+            chunked = false
+        }
+        if chunked {
+            state = .chunkSize
+        } else if let contentLength, contentLength > 0 {
+            state = .body(remaining: contentLength)
+        } else if let contentLength, contentLength < 0 {
+            state = .lost
+        } else {
+            state = .head(started: false)
+        }
+    }
+
+    /// The size on a chunk-size line (hex, extensions after `;` ignored), or nil.
+    private static func chunkSize(_ line: [UInt8]) -> Int64? {
+        let digits = line.prefix { $0 != UInt8(ascii: ";") }
+        let text = String(decoding: digits, as: UTF8.self).trimmingSpaces()
+        guard !text.isEmpty, text.utf8.count <= 15 else { return nil }
+        return Int64(text, radix: 16)
+    }
+}

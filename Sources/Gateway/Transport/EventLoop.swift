@@ -1,0 +1,113 @@
+import CEvent
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One libevent `event_base` and the dedicated thread that runs it.
+///
+/// Invariant: `base` and every libevent object created on it (evhttp, connections, events)
+/// are used only on this loop's thread once `start()` has been called; before that, only
+/// the thread that created the loop sets it up. Other threads hand work over with `post`.
+public final class EventLoop: @unchecked Sendable {
+    /// Owned by this loop; freed in deinit after the thread has ended.
+    let base: OpaquePointer
+    /// A user event activated by `post` to wake the loop; owned by this loop.
+    private var wakeEvent: OpaquePointer?
+    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let threadID = Atomic<UInt>(0)
+    private let finished = DispatchSemaphore(value: 0)
+    public let name: String
+
+    init(name: String) throws(TransportError) {
+        LibeventRuntime.prepare()
+        self.name = name
+        guard let config = event_config_new() else { throw TransportError("event_config_new failed") }
+        defer { event_config_free(config) }
+        guard let base = event_base_new_with_config(config) else { throw TransportError("event_base_new failed") }
+        self.base = base
+        // Unmanaged: passUnretained. The event is freed in deinit, before `self` is gone, so
+        // the callback never sees a dangling pointer; nothing is retained or released.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        guard let event = event_new(base, -1, Int16(EV_PERSIST), eventLoopWakeCallback, context) else {
+            event_base_free(base)
+            throw TransportError("event_new failed")
+        }
+        wakeEvent = event
+    }
+
+    deinit {
+        if let wakeEvent { event_free(wakeEvent) }
+        event_base_free(base)
+    }
+
+    /// Starts the loop's thread. The loop runs until `stop` or `stop(after:)`.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private func run() {
+        threadID.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
+        event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
+        drainInbox()
+        threadID.store(0, ordering: .releasing)
+        finished.signal()
+    }
+
+    /// Whether the caller is on this loop's thread.
+    public var inLoop: Bool {
+        threadID.load(ordering: .acquiring) == UInt(pthread_self())
+    }
+
+    /// Runs `job` on this loop's thread, soon, in the order posted. Callable from any thread,
+    /// including the loop's own (the job then runs on a later turn, never re-entrantly).
+    public func post(_ job: @escaping @Sendable () -> Void) {
+        inbox.withLock { $0.append(job) }
+        // Safe from any thread: evthread_use_pthreads gave the base a lock.
+        event_active(wakeEvent, EV_READ, 0)
+    }
+
+    /// Runs `job` now when already on the loop, otherwise posts it.
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        if inLoop { job() } else { post(job) }
+    }
+
+    /// Called on the loop thread by the wake event.
+    fileprivate func drainInbox() {
+        let jobs = inbox.withLock { jobs in
+            let taken = jobs
+            jobs.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for job in jobs { job() }
+    }
+
+    /// Ends the loop after `delay`, letting written replies flush meanwhile.
+    func stop(after delay: Duration = .zero) {
+        post { [self] in
+            var tv = timeval(delay)
+            event_base_loopexit(base, &tv)
+        }
+    }
+
+    /// Blocks until the loop's thread has ended. Never call on the loop itself.
+    func join() {
+        precondition(!inLoop, "EventLoop.join on its own thread")
+        finished.wait()
+    }
+}
+
+/// The wake event's callback, on the loop thread. `context` is the EventLoop, unretained
+/// (see EventLoop.init).
+private func eventLoopWakeCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().drainInbox()
+}
+
+extension timeval {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self.init(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The HTTP server: `threads` event loops, each with its own evhttp and its own listening
+/// socket on one shared port (`SO_REUSEPORT`).
+///
+/// `start`, `port` and `shutdown` may be called from any thread except a loop's own.
+public final class GatewayServer: Sendable {
+    private let core: ServerCore
+    private let state = Mutex<State>(State())
+
+    private struct State: @unchecked Sendable {
+        var fronts: [HTTPFront] = []
+        var port = 0
+        var started = false
+        var stopped = false
+    }
+
+    public init(configuration: GatewayConfiguration, router: Router, logger: Logger) {
+        core = ServerCore(configuration: configuration, router: router, logger: logger)
+    }
+
+    /// The port the server listens on; meaningful after `start`.
+    public var port: Int { state.withLock { $0.port } }
+
+    /// Requests read but not answered yet.
+    public var inFlight: Int { core.inFlight.load(ordering: .relaxed) }
+
+    /// Binds the port and starts every loop. Returns once the server accepts connections.
+    ///
+    /// - Throws: `TransportError` when the address does not resolve, the port is taken, or
+    ///   libevent cannot be set up; nothing is left running then.
+    public func start() throws(TransportError) {
+        let configuration = core.configuration
+        var fronts: [HTTPFront] = []
+        var port = configuration.port
+        let threads = max(1, configuration.threads)
+        for index in 0..<threads {
+            let socket = try ListeningSocket.open(host: configuration.host, port: port, backlog: configuration.listenBacklog)
+            if index == 0 { port = ListeningSocket.port(of: socket) }
+            do {
+                let loop = try EventLoop(name: "gateway-loop-\(index)")
+                fronts.append(try HTTPFront(loop: loop, core: core, socket: socket))
+            } catch {
+                close(socket)
+                fronts.forEach { $0.free() }
+                throw error
+            }
+        }
+        for front in fronts { front.loop.start() }
+        let boundPort = port
+        state.withLock { state in
+            precondition(!state.started, "GatewayServer.start called twice")
+            state.fronts = fronts
+            state.port = boundPort
+            state.started = true
+        }
+        core.logger.info(
+            "listening",
+            metadata: ["host": .string(configuration.host), "port": .stringConvertible(boundPort), "loops": .stringConvertible(threads)])
+    }
+
+    /// Stops gracefully: no new connections, replies carry `Connection: close`, in-flight
+    /// requests get up to the configured grace period, then every loop ends. Blocks until
+    /// they have. Calling it again does nothing.
+    public func shutdown() {
+        let fronts: [HTTPFront] = state.withLock { state in
+            guard state.started, !state.stopped else { return [] }
+            state.stopped = true
+            return state.fronts
+        }
+        guard !fronts.isEmpty else { return }
+        core.draining.store(true, ordering: .relaxed)
+        for front in fronts { front.loop.post { front.stopAccepting() } }
+        let deadline = ContinuousClock.now + core.configuration.shutdownGrace
+        while core.inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        let unfinished = core.inFlight.load(ordering: .relaxed)
+        // A short pause lets replies written just now leave the output buffers.
+        for front in fronts { front.loop.stop(after: .milliseconds(50)) }
+        for front in fronts { front.loop.join() }
+        if unfinished == 0 {
+            for front in fronts { front.free() }
+        } else {
+            // evhttp_free is unsafe with requests in flight; the process is ending anyway.
+            core.logger.warning("shutdown grace ended with requests unanswered", metadata: ["in_flight": .stringConvertible(unfinished)])
+        }
+        core.logger.info("stopped")
+    }
+}

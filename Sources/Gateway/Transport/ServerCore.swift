@@ -1,0 +1,20 @@
+import Logging
+import Synchronization
+
+/// What every loop of one server shares: settings, routes, the logger and the count of
+/// requests that have not been answered yet. Immutable but for the atomics; any thread.
+final class ServerCore: Sendable {
+    let configuration: GatewayConfiguration
+    let router: Router
+    let logger: Logger
+    /// Requests read but not answered yet, across all loops.
+    let inFlight = Atomic<Int>(0)
+    /// Set when shutdown begins: replies then carry `Connection: close`.
+    let draining = Atomic<Bool>(false)
+
+    init(configuration: GatewayConfiguration, router: Router, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+    }
+}

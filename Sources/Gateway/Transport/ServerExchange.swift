@@ -1,0 +1,110 @@
+import CEvent
+import Dispatch
+import Logging
+import Synchronization
+
+/// One request between evhttp's callback and its reply: the `ResponseSink` behind the
+/// handler's `Responder`.
+///
+/// Invariant: `request` is used only on `front.loop`'s thread. `deliver` may be called from
+/// any thread, once; the reply is always written on the loop, even when the client has
+/// gone (libevent then frees the request itself).
+final class ServerExchange: ResponseSink, @unchecked Sendable {
+    /// Owned by libevent; valid until `write` hands it back with evhttp_send_reply.
+    private var request: OpaquePointer?
+    private let front: HTTPFront
+    private let method: HTTPMethod
+    private let path: String
+    private let requestID: String
+    private let acceptsGzip: Bool
+    private let started: ContinuousClock.Instant
+    private let delivered = Atomic<Bool>(false)
+
+    init(
+        request: OpaquePointer, front: HTTPFront, method: HTTPMethod, path: String, requestID: String,
+        acceptsGzip: Bool, started: ContinuousClock.Instant
+    ) {
+        self.request = request
+        self.front = front
+        self.method = method
+        self.path = path
+        self.requestID = requestID
+        self.acceptsGzip = acceptsGzip
+        self.started = started
+    }
+
+    func deliver(_ response: GatewayResponse) {
+        guard !delivered.exchange(true, ordering: .acquiringAndReleasing) else {
+            assertionFailure("a handler answered \(method.rawValue) \(path) twice")
+            front.core.logger.error("second reply ignored", metadata: ["request_id": .string(requestID)])
+            return
+        }
+        var response = response
+        response.headers.set(RequestID.headerName, requestID)
+        let compression = front.core.configuration.compression
+        let compress = compression.prepare(&response, acceptsGzip: acceptsGzip)
+        let loop = front.loop
+        if compress && loop.inLoop && response.body.count >= front.core.configuration.offloadCompressionBytes {
+            // Large bodies are compressed off the loop; the reply hops back.
+            let uncompressed = response
+            DispatchQueue.global().async { [self] in
+                var ready = uncompressed
+                compression.compress(&ready)
+                let compressed = ready
+                loop.post { self.write(compressed) }
+            }
+            return
+        }
+        if compress { compression.compress(&response) }
+        let ready = response
+        loop.execute { self.write(ready) }
+    }
+
+    /// Writes the reply. On the loop thread, once.
+    private func write(_ response: GatewayResponse) {
+        guard let request else { return }
+        self.request = nil
+        let core = front.core
+        let headers = evhttp_request_get_output_headers(request)
+        for field in response.headers where Self.isSafe(field) {
+            evhttp_add_header(headers, field.name, field.value)
+        }
+        if core.draining.load(ordering: .relaxed) {
+            evhttp_add_header(headers, "Connection", "close")
+        }
+        if method == .head {
+            // evhttp sends no body for HEAD and then adds no Content-Length either; give the
+            // length the GET would have.
+            if !response.headers.contains("Content-Length") {
+                evhttp_add_header(headers, "Content-Length", String(response.body.count))
+            }
+        } else if !response.body.isEmpty {
+            response.body.withUnsafeBytes { bytes in
+                _ = evbuffer_add(front.scratch, bytes.baseAddress, bytes.count)
+            }
+        }
+        evhttp_send_reply(request, Int32(response.status), ReasonPhrase.for(response.status), front.scratch)
+        core.inFlight.subtract(1, ordering: .relaxed)
+        let elapsed = ContinuousClock.now - started
+        core.logger.info(
+            "\(method.rawValue) \(path) \(response.status)",
+            metadata: [
+                "request_id": .string(requestID),
+                "duration_ms": .string(Self.milliseconds(elapsed)),
+            ])
+    }
+
+    /// Header fields a handler made that could split the response are dropped, not sent.
+    private static func isSafe(_ field: HTTPHeaders.Field) -> Bool {
+        !field.name.isEmpty && RequestFraming.isToken(field.name)
+            && !field.value.utf8.contains(where: RequestFraming.isForbiddenInValue)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let whole = micros / 1000
+        let fraction = micros % 1000
+        return "\(whole)." + String(repeating: "0", count: 3 - String(fraction).count) + String(fraction)
+    }
+}

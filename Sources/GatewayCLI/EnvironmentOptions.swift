@@ -1,0 +1,27 @@
+/// Environment variables as option defaults: `GATEWAY_MAX_BODY_BYTES=5` stands for
+/// `--max-body-bytes 5` unless that option is on the command line.
+enum EnvironmentOptions {
+    /// The options that have an environment variable: the flag without `--`.
+    static let names = [
+        "host", "port", "threads", "origin", "max-body-bytes", "max-header-bytes", "idle-timeout",
+        "shutdown-grace", "gzip-min-bytes", "log-level",
+    ]
+
+    /// `GATEWAY_` and the flag name in upper case with `_` for `-`.
+    static func variable(for name: String) -> String {
+        "GATEWAY_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// `arguments` (without the program name) with `--name value` appended for every option
+    /// that is set in `environment` and absent from `arguments` (as `--name v` or `--name=v`).
+    static func merge(arguments: [String], environment: [String: String]) -> [String] {
+        var merged = arguments
+        for name in names {
+            guard let value = environment[variable(for: name)] else { continue }
+            let flag = "--" + name
+            let present = arguments.contains { $0 == flag || $0.hasPrefix(flag + "=") }
+            if !present { merged += [flag, value] }
+        }
+        return merged
+    }
+}

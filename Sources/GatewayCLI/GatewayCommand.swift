@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import Gateway
+import Logging
+
+/// `gateway`: flags (or their `GATEWAY_*` environment variables) into a configuration,
+/// then serve until SIGTERM or SIGINT.
+struct GatewayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "Open Market Gateway: a REST gateway and backend-for-frontend for mobile shopping apps.",
+        discussion: """
+            Every option can also be set with the environment variable named beside it; a \
+            flag on the command line wins over the environment.
+            """)
+
+    @Option(help: "Address to listen on. (env: GATEWAY_HOST)")
+    var host: String = "0.0.0.0"
+
+    @Option(help: "Port to listen on; 0 picks a free port. (env: GATEWAY_PORT)")
+    var port: Int = 8080
+
+    @Option(help: "Event loops, each with its own thread, all on one port. Default: the number of cores. (env: GATEWAY_THREADS)")
+    var threads: Int = GatewayConfiguration.defaultThreads
+
+    @Option(help: "Origin base URL (http or https). Without it the gateway runs on its embedded demo origin. (env: GATEWAY_ORIGIN)")
+    var origin: String?
+
+    @Option(help: "Largest request body accepted, in bytes; larger ones get 413. (env: GATEWAY_MAX_BODY_BYTES)")
+    var maxBodyBytes: Int = 4 * 1024 * 1024
+
+    @Option(help: "Largest request line plus headers accepted, in bytes. (env: GATEWAY_MAX_HEADER_BYTES)")
+    var maxHeaderBytes: Int = 16 * 1024
+
+    @Option(help: "Seconds a client connection may stay silent before it is closed. (env: GATEWAY_IDLE_TIMEOUT)")
+    var idleTimeout: Double = 30
+
+    @Option(help: "Seconds in-flight requests may take to finish after SIGTERM or SIGINT. (env: GATEWAY_SHUTDOWN_GRACE)")
+    var shutdownGrace: Double = 10
+
+    @Option(help: "Smallest response body that is gzipped, in bytes. (env: GATEWAY_GZIP_MIN_BYTES)")
+    var gzipMinBytes: Int = 1024
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical. (env: GATEWAY_LOG_LEVEL)")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256.") }
+        guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive.") }
+        guard maxHeaderBytes >= 1024 else { throw ValidationError("--max-header-bytes must be at least 1024.") }
+        guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive.") }
+        guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace must not be negative.") }
+        guard gzipMinBytes >= 0 else { throw ValidationError("--gzip-min-bytes must not be negative.") }
+        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        if let origin {
+            guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                url.host != nil
+            else { throw ValidationError("--origin must be an http or https URL with a host, like https://api.example.com.") }
+        }
+    }
+
+    /// The server settings these options describe.
+    var gatewayConfiguration: GatewayConfiguration {
+        var configuration = GatewayConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.threads = threads
+        configuration.origin = origin
+        configuration.maxBodyBytes = maxBodyBytes
+        configuration.maxHeaderBytes = maxHeaderBytes
+        configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000))
+        configuration.compression.minimumBytes = gzipMinBytes
+        return configuration
+    }
+
+    func run() throws {
+        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "gateway")
+        let server = GatewayServer(configuration: gatewayConfiguration, router: GatewayApplication.router(), logger: logger)
+        do {
+            try server.start()
+        } catch {
+            logger.critical("cannot start", metadata: ["error": .string(error.description)])
+            throw ExitCode.failure
+        }
+        let signal = TerminationSignal.wait()
+        logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
+        server.shutdown()
+    }
+}

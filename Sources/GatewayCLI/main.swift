@@ -1,2 +1,0 @@
-// Replaced by the gateway command in the next commit.
-print("gateway")

@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+@testable import Gateway
+
+/// A real gateway server on 127.0.0.1 and a free port, for integration tests.
+struct TestServer {
+    let server: GatewayServer
+    var port: Int { server.port }
+
+    /// Starts `router` (the gateway's own routes when nil) with `configure` applied to a
+    /// loopback configuration, runs `body`, and shuts the server down whatever happens.
+    static func with<T>(
+        router: Router? = nil, threads: Int = 2, configure: (inout GatewayConfiguration) -> Void = { _ in },
+        _ body: (TestServer) async throws -> T
+    ) async throws -> T {
+        var configuration = GatewayConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.threads = threads
+        configuration.shutdownGrace = .seconds(5)
+        configure(&configuration)
+        var logger = Logger(label: "test-gateway")
+        logger.logLevel = .warning
+        let server = GatewayServer(configuration: configuration, router: router ?? GatewayApplication.router(), logger: logger)
+        try server.start()
+        defer { server.shutdown() }
+        return try await body(TestServer(server: server))
+    }
+
+    func client() throws -> RawHTTPClient { try RawHTTPClient(port: port) }
+}
+
+/// Routes the transport tests need besides the gateway's own.
+enum TestRoutes {
+    static func router() -> Router {
+        var router = GatewayApplication.router()
+        router.add(.post, "/echo", .immediate { request, _ in
+            GatewayResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body)
+        })
+        router.add(.patch, "/items/{id}", .immediate { request, context in
+            GatewayResponse.json(Array("{\"patched\":\"\(context.parameters["id"] ?? "")\"}".utf8))
+        })
+        router.add(.get, "/big", .immediate { request, _ in
+            let size = Int(request.queryValue("size") ?? "") ?? 4096
+            return GatewayResponse.json(TestRoutes.jsonBody(size: size))
+        })
+        router.add(.get, "/async", .async { _, _ in
+            try await Task.sleep(for: .milliseconds(20))
+            return GatewayResponse.json(Array("{\"async\":true}".utf8))
+        })
+        router.add(.get, "/deferred", .deferred { _, _, responder in
+            Thread.detachNewThread {
+                responder.send(GatewayResponse.json(Array("{\"deferred\":true}".utf8)))
+            }
+        })
+        router.add(.get, "/slow", .async { request, _ in
+            let milliseconds = Int(request.queryValue("ms") ?? "") ?? 300
+            try await Task.sleep(for: .milliseconds(milliseconds))
+            return GatewayResponse.json(Array("{\"slow\":\(milliseconds)}".utf8))
+        })
+        router.add(.get, "/fails", .immediate { _, _ in
+            throw GatewayError.badGateway("The origin answered 500.")
+        })
+        return router
+    }
+
+    /// A JSON document of exactly `size` bytes: `{"data":"xxxx…"}`.
+    static func jsonBody(size: Int) -> [UInt8] {
+        let overhead = Array("{\"data\":\"\"}".utf8).count
+        let filler = (0..<max(0, size - overhead)).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        return Array("{\"data\":\"".utf8) + filler + Array("\"}".utf8)
+    }
+}

@@ -1,0 +1,45 @@
+import Testing
+@testable import Gateway
+@testable import GatewayCLI
+
+@Suite struct CommandTests {
+    @Test func environmentFillsOptionsTheCommandLineLeftOut() {
+        let merged = EnvironmentOptions.merge(
+            arguments: ["--port", "9000", "--threads=3"],
+            environment: ["GATEWAY_PORT": "1", "GATEWAY_THREADS": "7", "GATEWAY_MAX_BODY_BYTES": "2048", "GATEWAY_LOG_LEVEL": "debug", "OTHER": "x"])
+        #expect(merged == ["--port", "9000", "--threads=3", "--max-body-bytes", "2048", "--log-level", "debug"])
+    }
+
+    @Test func everyOptionHasAnEnvironmentVariable() throws {
+        #expect(EnvironmentOptions.variable(for: "max-body-bytes") == "GATEWAY_MAX_BODY_BYTES")
+        let help = GatewayCommand.helpMessage()
+        for name in EnvironmentOptions.names {
+            #expect(help.contains("--\(name)"), "\(name)")
+            #expect(help.contains(EnvironmentOptions.variable(for: name)), "\(name)")
+        }
+    }
+
+    @Test func optionsBecomeTheConfiguration() throws {
+        let command = try GatewayCommand.parse([
+            "--host", "127.0.0.1", "--port", "0", "--threads", "3", "--origin", "https://origin.example",
+            "--max-body-bytes", "1000", "--max-header-bytes", "4096", "--idle-timeout", "2.5", "--shutdown-grace", "1",
+            "--gzip-min-bytes", "10",
+        ])
+        let configuration = command.gatewayConfiguration
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 0)
+        #expect(configuration.threads == 3)
+        #expect(configuration.origin == "https://origin.example")
+        #expect(configuration.maxBodyBytes == 1000)
+        #expect(configuration.maxHeaderBytes == 4096)
+        #expect(configuration.idleTimeout == .milliseconds(2500))
+        #expect(configuration.shutdownGrace == .seconds(1))
+        #expect(configuration.compression.minimumBytes == 10)
+    }
+
+    @Test func refusesBadValues() {
+        for arguments in [["--port", "70000"], ["--threads", "0"], ["--origin", "ftp://x"], ["--origin", "not a url"], ["--log-level", "loud"], ["--max-body-bytes", "0"]] {
+            #expect(throws: (any Error).self, "\(arguments)") { try GatewayCommand.parse(arguments) }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Testing
+@testable import Gateway
+
+@Suite struct HTTPHeadersTests {
+    @Test func lookupIsCaseInsensitiveAndKeepsDuplicates() {
+        var headers: HTTPHeaders = ["Content-Length": "1"]
+        headers.add("content-length", "2")
+        #expect(headers["CONTENT-LENGTH"] == "1")
+        #expect(headers.values("Content-Length") == ["1", "2"])
+        headers.set("Content-Length", "3")
+        #expect(headers.values("content-length") == ["3"])
+        headers.appendToken("Vary", "Accept-Encoding")
+        headers.appendToken("vary", "accept-encoding")
+        headers.appendToken("Vary", "Accept-Language")
+        #expect(headers["Vary"] == "Accept-Encoding, Accept-Language")
+    }
+
+    @Test func queryItemsAreDecoded() {
+        let request = GatewayRequest(method: .get, path: "/v1/products", query: "page=2&q=a+b%20c&empty=&flag")
+        #expect(request.queryValue("page") == "2")
+        #expect(request.queryValue("q") == "a b c")
+        #expect(request.queryValue("empty") == "")
+        #expect(request.queryValue("flag") == "")
+        #expect(request.queryValue("missing") == nil)
+    }
+}
