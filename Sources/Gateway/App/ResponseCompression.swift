@@ -15,6 +15,7 @@ public struct ResponseCompression: Sendable {
     /// Whether `contentType` (parameters allowed) is worth compressing.
     public static func isCompressible(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
+        if contentType == "application/json" || contentType == "application/problem+json" { return true }
         let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
         if mediaType.hasPrefix("text/") { return true }
         switch mediaType {

@@ -4,11 +4,21 @@ import Logging
 public struct RouteContext: Sendable {
     /// Path parameters by name, percent-decoded (`{id}` in `/v1/products/{id}`).
     public var parameters: [String: String]
-    public var logger: Logger
+    public var requestID: String
+    private let baseLogger: Logger
 
-    public init(parameters: [String: String] = [:], logger: Logger) {
+    public init(parameters: [String: String] = [:], requestID: String, logger: Logger) {
         self.parameters = parameters
-        self.logger = logger
+        self.requestID = requestID
+        self.baseLogger = logger
+    }
+
+    /// The server's logger with this request's id as `request_id` metadata. Built on use, so
+    /// requests that log nothing pay nothing.
+    public var logger: Logger {
+        var logger = baseLogger
+        logger[metadataKey: "request_id"] = .string(requestID)
+        return logger
     }
 }
 

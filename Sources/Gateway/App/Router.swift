@@ -48,11 +48,13 @@ public struct Router: Sendable {
 
     /// Routes `request` and answers through `responder` exactly once.
     ///
-    /// Called on the loop thread that owns the request.
+    /// Called on the loop thread that owns the request. `logger` is the server's; the
+    /// request's id is added where a handler logs.
     public func dispatch(_ request: GatewayRequest, logger: Logger, responder: Responder) {
         switch match(request.method, path: request.path) {
         case .found(let handler, let parameters):
-            handler.run(request, context: RouteContext(parameters: parameters, logger: logger), responder: responder)
+            let context = RouteContext(parameters: parameters, requestID: request.requestID, logger: logger)
+            handler.run(request, context: context, responder: responder)
         case .options(let allowed):
             responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))
         case .methodNotAllowed(let allowed):

@@ -44,6 +44,9 @@ public struct GatewayRequest: Sendable {
 enum PercentDecoding {
     /// The decoded text, or nil when an escape is malformed or the bytes are not UTF-8.
     static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
+        if !text.utf8.contains(UInt8(ascii: "%")) && !(plusIsSpace && text.utf8.contains(UInt8(ascii: "+"))) {
+            return String(text)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()

@@ -17,21 +17,18 @@ public enum RequestFraming {
             if let byte = field.value.utf8.first(where: isForbiddenInValue) {
                 return "The value of \(field.name) contains the control byte 0x\(String(byte, radix: 16))."
             }
-            switch field.name.lowercased() {
-            case "content-length":
+            if HTTPHeaders.sameName(field.name, "Content-Length") {
                 contentLengths += 1
                 if !isDigits(field.value.trimmingSpaces()) {
                     return "Content-Length must be decimal digits only."
                 }
-            case "transfer-encoding":
+            } else if HTTPHeaders.sameName(field.name, "Transfer-Encoding") {
                 transferEncodings += 1
-                if field.value.trimmingSpaces().lowercased() != "chunked" {
+                if !HTTPHeaders.sameName(field.value.trimmingSpaces(), "chunked") {
                     return "Only Transfer-Encoding: chunked is accepted."
                 }
-            case "host":
+            } else if HTTPHeaders.sameName(field.name, "Host") {
                 hosts += 1
-            default:
-                break
             }
         }
         if contentLengths > 1 { return "Content-Length appears more than once." }

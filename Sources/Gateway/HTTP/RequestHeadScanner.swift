@@ -52,21 +52,26 @@ public struct RequestHeadScanner: Sendable {
             case .lost:
                 return
             case .head, .chunkSize, .trailers:
-                if bytes[index] == 0 {
-                    bytes[index] = Self.del
+                // The rest of the current line, up to its LF or the end of what arrived.
+                var end = index
+                while end < bytes.count && bytes[end] != UInt8(ascii: "\n") {
+                    if bytes[end] == 0 { bytes[end] = Self.del }
+                    end += 1
                 }
-                consumeLineByte(bytes[index])
-                index += 1
+                let keep = min(end - index, Self.lineLimit - line.count)
+                if keep > 0 { line.append(contentsOf: bytes[index..<(index + keep)]) }
+                lineLength += end - index
+                if end < bytes.count {
+                    endOfLine()
+                    index = end + 1
+                } else {
+                    index = end
+                }
             }
         }
     }
 
-    private mutating func consumeLineByte(_ byte: UInt8) {
-        guard byte == UInt8(ascii: "\n") else {
-            lineLength += 1
-            if line.count < Self.lineLimit { line.append(byte) }
-            return
-        }
+    private mutating func endOfLine() {
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         let isEmpty = line.isEmpty && lineLength <= 1
         defer {
@@ -98,16 +103,26 @@ public struct RequestHeadScanner: Sendable {
 
     private mutating func readHeaderLine() {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingSpaces().lowercased()
-        switch name {
-        case "content-length" where contentLength == nil:
-            contentLength = Int64(value.hasPrefix("+") ? String(value.dropFirst()) : value)
-        case "transfer-encoding":
-            chunked = value.split(separator: ",").last.map { $0.trimmingSpaces() } == "chunked"
-        default:
-            break
+        let name = line[..<colon]
+        if contentLength == nil && Self.equalsIgnoringCase(name, Self.contentLengthName) {
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingSpaces()
+            contentLength = Int64(value.hasPrefix("+") ? String(value.dropFirst()) : value) ?? -1
+        } else if Self.equalsIgnoringCase(name, Self.transferEncodingName) {
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
+            let last = value.split(separator: ",").last.map { $0.trimmingSpaces() } ?? ""
+            chunked = HTTPHeaders.sameName(last, "chunked")
         }
+    }
+
+    private static let contentLengthName = Array("content-length".utf8)
+    private static let transferEncodingName = Array("transfer-encoding".utf8)
+
+    /// `bytes` equal `lowercase` (ASCII letters compared without case).
+    private static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ lowercase: [UInt8]) -> Bool {
+        bytes.count == lowercase.count
+            && zip(bytes, lowercase).allSatisfy { byte, target in
+                byte == target || (target >= UInt8(ascii: "a") && target <= UInt8(ascii: "z") && byte | 0x20 == target)
+            }
     }
 
     private mutating func endOfHead() {

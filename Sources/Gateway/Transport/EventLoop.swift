@@ -23,6 +23,9 @@ public final class EventLoop: @unchecked Sendable {
         self.name = name
         guard let config = event_config_new() else { throw TransportError("event_config_new failed") }
         defer { event_config_free(config) }
+        // evhttp switches a connection's read and write interest several times per request;
+        // the changelist folds those into at most one epoll_ctl per fd per loop turn.
+        event_config_set_flag(config, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
         guard let base = event_base_new_with_config(config) else { throw TransportError("event_base_new failed") }
         self.base = base
         // Unmanaged: passUnretained. The event is freed in deinit, before `self` is gone, so

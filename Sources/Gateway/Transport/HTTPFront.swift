@@ -98,9 +98,7 @@ final class HTTPFront: @unchecked Sendable {
         let body = Self.readBody(request)
         let gatewayRequest = GatewayRequest(
             method: method, path: path, query: query, headers: headers, body: body, requestID: requestID)
-        var logger = core.logger
-        logger[metadataKey: "request_id"] = .string(requestID)
-        core.router.dispatch(gatewayRequest, logger: logger, responder: responder)
+        core.router.dispatch(gatewayRequest, logger: core.logger, responder: responder)
     }
 
     private static func readHeaders(_ request: OpaquePointer) -> HTTPHeaders {
