@@ -80,16 +80,18 @@ struct GatewayCommand: ParsableCommand {
     func run() throws {
         let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = BatchedLogHandler(label: label)
             handler.logLevel = level
             return handler
         }
+        defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "gateway")
         let server = GatewayServer(configuration: gatewayConfiguration, router: GatewayApplication.router(), logger: logger)
         do {
             try server.start()
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(error.description)])
+            LogWriter.standardError.flush()
             throw ExitCode.failure
         }
         let signal = TerminationSignal.wait()
