@@ -7,17 +7,15 @@ import Synchronization
 ///
 /// Bounded: past `capacity` pending bytes, lines are dropped and counted, and the count is
 /// reported in a later line. Lines at `error` or above wake the writer at once; the rest
-/// are written within `interval`.
+/// are written within `interval`. The writer's thread lives as long as the process.
 public final class LogWriter: Sendable {
     private struct Pending {
         var bytes: [UInt8] = []
         var dropped = 0
-        var stopped = false
     }
 
     private let pending = Mutex<Pending>(Pending())
     private let wake = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
     private let output: FileHandle
     private let capacity: Int
     private let interval: Duration
@@ -57,9 +55,7 @@ public final class LogWriter: Sendable {
         while true {
             _ = wake.wait(timeout: .now() + seconds)
             drain()
-            if pending.withLock({ $0.stopped }) { break }
         }
-        done.signal()
     }
 
     private func drain() {
