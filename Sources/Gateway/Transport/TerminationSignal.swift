@@ -6,8 +6,17 @@ import Glibc
 /// the server's loops own none).
 public enum TerminationSignal {
     /// Blocks until SIGTERM or SIGINT arrives and returns its number.
+    ///
+    /// A process inherits its blocked signals across exec, and some parents (test runners,
+    /// supervisors) block these two; the waiting thread unblocks them for itself, so the
+    /// signal is delivered here whatever the parent did.
     public static func wait() -> Int32 {
         LibeventRuntime.prepare()
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGTERM)
+        sigaddset(&unblock, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         guard let base = event_base_new() else { fatalError("event_base_new failed") }
         defer { event_base_free(base) }
         let received = SignalBox(base: base)

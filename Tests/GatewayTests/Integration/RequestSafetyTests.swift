@@ -77,6 +77,19 @@ extension IntegrationTests {
             }
         }
 
+        @Test func silentConnectionsAreClosedAfterTheIdleTimeout() async throws {
+            try await TestServer.with(configure: { $0.idleTimeout = .milliseconds(300) }) { server in
+                let port = server.port
+                try await offPool {
+                    let idle = try RawHTTPClient(port: port)
+                    #expect(idle.isClosedByPeer())
+                    let halfSent = try RawHTTPClient(port: port)
+                    try halfSent.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
+                    #expect(halfSent.isClosedByPeer())
+                }
+            }
+        }
+
         @Test func oversizedHeadersAreRefused() async throws {
             try await TestServer.with(configure: { $0.maxHeaderBytes = 2048 }) { server in
                 let port = server.port
