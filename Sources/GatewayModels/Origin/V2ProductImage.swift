@@ -1,0 +1,13 @@
+/// One entry of a v2/v2b detail's `images`: `{id, url, thumbnail_url, succeed?, issued_at}`.
+/// Only `url` is required; the others vary between v2 and v2b.
+public struct V2ProductImage: Sendable, Hashable, Decodable {
+    public var id: Int64?
+    /// The full-size image URL.
+    public var url: String
+    public var thumbnailURL: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, url
+        case thumbnailURL = "thumbnail_url"
+    }
+}

@@ -1,0 +1,37 @@
+/// A v2 or v2b list page (`GET /api/products?page_no=&items_per_page=`).
+///
+/// v2 writes the pagination keys in snake_case (`page_no`, `has_next`), v2b in camelCase
+/// (`pageNo`, `hasNext`); both decode, detected per response. Only `pages` is required; the
+/// pagination members are `nil` when absent.
+public struct V2ProductsPage: Sendable, Hashable, Decodable {
+    public var pageNo: Int?
+    public var itemsPerPage: Int?
+    public var totalCount: Int?
+    public var offset: Int?
+    public var limit: Int?
+    public var lastPage: Int?
+    public var hasNext: Bool?
+    public var hasPrev: Bool?
+    public var pages: [V2Product]
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyCodingKey.self)
+        func int(_ camel: String, _ snake: String) throws -> Int? {
+            try c.decodeIfPresent(Int.self, forKey: AnyCodingKey(camel))
+                ?? c.decodeIfPresent(Int.self, forKey: AnyCodingKey(snake))
+        }
+        func bool(_ camel: String, _ snake: String) throws -> Bool? {
+            try c.decodeIfPresent(Bool.self, forKey: AnyCodingKey(camel))
+                ?? c.decodeIfPresent(Bool.self, forKey: AnyCodingKey(snake))
+        }
+        pageNo = try int("pageNo", "page_no")
+        itemsPerPage = try int("itemsPerPage", "items_per_page")
+        totalCount = try int("totalCount", "total_count")
+        offset = try int("offset", "offset")
+        limit = try int("limit", "limit")
+        lastPage = try int("lastPage", "last_page")
+        hasNext = try bool("hasNext", "has_next")
+        hasPrev = try bool("hasPrev", "has_prev")
+        pages = try c.decode([V2Product].self, forKey: AnyCodingKey("pages"))
+    }
+}
