@@ -65,6 +65,7 @@ measure("stage: encode contract page (JSONWriter)") {
     page.jsonBytes().count
 }
 
+// `--print`: the contract JSON of the sample page (ko-KR), as the README example uses it.
 if arguments.contains("--print") {
     print(String(decoding: try OriginGeneration.v1.pageJSON(bytes: bytes, page: 1, locale: .koKR), as: UTF8.self))
 }

@@ -90,7 +90,7 @@ import Yams
     @Test func readmeExampleIsWhatTheCodeProduces() throws {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let page = try OriginGeneration.v1.mapPage(bytes: Fixture.v1ItemsPage.bytes, page: 1, locale: .koKR)
-        let example = ProductPage(page: 1, items: [page.items[2]], hasNextPage: true)
+        let example = ProductPage(page: 1, items: Array(page.items.prefix(3)), hasNextPage: true)
         let compact = String(decoding: example.jsonBytes(), as: UTF8.self)
         let json = try #require(readme.range(of: "```json\n")).upperBound
         let end = try #require(readme[json...].range(of: "\n```")).lowerBound
