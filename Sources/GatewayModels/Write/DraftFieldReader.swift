@@ -39,35 +39,28 @@ struct DraftFieldReader {
 
     /// A non-negative decimal amount, exact (`16.9`, never through `Double`).
     mutating func amount(_ field: String, required: Bool) -> Decimal? {
-        guard let value = present(field, required: required) else { return nil }
-        let number: Decimal?
-        switch value {
-        case .json(.number(let decimal)): number = decimal
-        case .text(let text): number = DecimalText.parse(text.trimmingCharacters(in: .whitespaces))
-        case .json: number = nil
-        }
-        guard let number else {
-            fail(field, "\(field) must be a number.")
-            return nil
-        }
-        guard number >= 0 else {
-            fail(field, "\(field) must not be negative.")
-            return nil
-        }
-        return number
+        nonNegative(field, required: required, mustBe: "a number") { $0 }
     }
 
     /// A non-negative whole number that fits 64 bits.
     mutating func count(_ field: String, required: Bool) -> Int64? {
+        nonNegative(field, required: required, mustBe: "a whole number (64-bit)", DecimalText.int64)
+    }
+
+    /// A number (JSON number, or strict number text in multipart) converted by `convert`, and
+    /// not negative.
+    private mutating func nonNegative<T: Comparable & ExpressibleByIntegerLiteral>(
+        _ field: String, required: Bool, mustBe kind: String, _ convert: (Decimal) -> T?
+    ) -> T? {
         guard let value = present(field, required: required) else { return nil }
-        let number: Int64?
+        let decimal: Decimal?
         switch value {
-        case .json(.number(let decimal)): number = DecimalText.int64(decimal)
-        case .text(let text): number = DecimalText.parse(text.trimmingCharacters(in: .whitespaces)).flatMap(DecimalText.int64)
-        case .json: number = nil
+        case .json(.number(let number)): decimal = number
+        case .text(let text): decimal = DecimalText.parse(text.trimmingCharacters(in: .whitespaces))
+        case .json: decimal = nil
         }
-        guard let number else {
-            fail(field, "\(field) must be a whole number (64-bit).")
+        guard let number = decimal.flatMap(convert) else {
+            fail(field, "\(field) must be \(kind).")
             return nil
         }
         guard number >= 0 else {

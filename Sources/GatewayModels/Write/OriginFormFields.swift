@@ -15,6 +15,17 @@ struct OriginFormFields {
     var stock: Int64?
     var images: [ImageUpload]?
 
+    /// The fields a patch sets (a create is a patch that sets them all).
+    init(_ patch: ProductPatch) {
+        title = patch.title
+        description = patch.description
+        price = patch.price
+        salePrice = patch.discountedPrice
+        currency = patch.currency
+        stock = patch.stock
+        images = patch.images
+    }
+
     /// v1 multipart: text parts then one `images[]` part per file.
     func v1Multipart(password: String) -> MultipartFormData {
         var parts: [MultipartPart] = []

@@ -12,10 +12,7 @@ extension ProductDraft {
     /// Each call picks a fresh random boundary.
     /// - Parameter secret: the vendor secret for v2/v2b (unused by v1).
     public func originBody(for generation: OriginGeneration, secret: String = "") -> OriginRequestBody {
-        let fields = OriginFormFields(
-            title: title, description: description, price: price, salePrice: discountedPrice,
-            currency: currency, stock: stock, images: images
-        )
+        let fields = OriginFormFields(asPatch)
         switch generation {
         case .v1:
             return OriginRequestBody(multipart: fields.v1Multipart(password: password))
@@ -26,5 +23,20 @@ extension ProductDraft {
             }
             return OriginRequestBody(multipart: multipart)
         }
+    }
+}
+
+extension ProductDraft {
+    /// The draft as a patch that sets every field.
+    var asPatch: ProductPatch {
+        var patch = ProductPatch(password: password)
+        patch.title = title
+        patch.description = description
+        patch.price = price
+        patch.discountedPrice = discountedPrice
+        patch.currency = currency
+        patch.stock = stock
+        patch.images = images
+        return patch
     }
 }

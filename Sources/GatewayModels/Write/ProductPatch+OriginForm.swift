@@ -16,10 +16,7 @@ extension ProductPatch {
     ///     price into a discount amount when the patch does not set `price`.
     /// - Throws: ``ValidationFailure`` (field `price`) when v2/v2b need a price and none is known.
     public func originBody(for generation: OriginGeneration, secret: String = "", currentPrice: Decimal? = nil) throws(ValidationFailure) -> OriginRequestBody {
-        let fields = OriginFormFields(
-            title: title, description: description, price: price, salePrice: discountedPrice,
-            currency: currency, stock: stock, images: images
-        )
+        let fields = OriginFormFields(self)
         switch generation {
         case .v1:
             return OriginRequestBody(multipart: fields.v1Multipart(password: password))
