@@ -12,9 +12,14 @@ public enum OriginTimestamp {
     /// The origin's own zone: zone-less date-times are read in it.
     public static let originTimeZone = TimeZone(identifier: "Asia/Seoul")!
 
-    /// floor(seconds × 1000).
+    /// The instants RFC 3339 can write with a four-digit year: 0000-01-01 to 9999-12-31.
+    public static let representableMillis: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+
+    /// floor(seconds × 1000), or `nil` outside ``representableMillis``.
     public static func millis(epochSeconds: Decimal) -> Int64? {
-        DecimalText.int64(DecimalText.floor(epochSeconds * 1000))
+        guard let millis = DecimalText.int64(DecimalText.floor(epochSeconds * 1000)),
+              representableMillis.contains(millis) else { return nil }
+        return millis
     }
 
     /// Milliseconds for `yyyy-MM-dd'T'HH:mm:ss(.fraction)?(Z|±hh:mm)?`, or `nil` when the text does
@@ -69,8 +74,10 @@ public enum OriginTimestamp {
         return (localSeconds - Int64(offset)) * 1000 + Int64(millis)
     }
 
-    /// `2021-01-24T21:26:03.723Z` for the given milliseconds since the epoch.
+    /// `2021-01-24T21:26:03.723Z` for the given milliseconds since the epoch, clamped to
+    /// ``representableMillis``.
     public static func rfc3339(millis: Int64) -> String {
+        let millis = min(max(millis, representableMillis.lowerBound), representableMillis.upperBound)
         let (seconds, milli) = floorDivide(millis, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = civil(fromDays: days)

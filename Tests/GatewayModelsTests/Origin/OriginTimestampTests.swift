@@ -8,6 +8,8 @@ import Testing
         #expect(OriginTimestamp.millis(epochSeconds: Decimal(string: "1611523563.7299999999")!) == 1_611_523_563_729)
         #expect(OriginTimestamp.millis(epochSeconds: Decimal(string: "1611523563")!) == 1_611_523_563_000)
         #expect(OriginTimestamp.millis(epochSeconds: Decimal(string: "-0.0005")!) == -1)
+        #expect(OriginTimestamp.millis(epochSeconds: Decimal(string: "253402300800")!) == nil)
+        #expect(OriginTimestamp.millis(epochSeconds: Decimal(string: "1e30")!) == nil)
     }
 
     @Test func zonelessDatesAreSeoulLocalTime() {
@@ -34,6 +36,8 @@ import Testing
         #expect(OriginTimestamp.rfc3339(millis: -1) == "1969-12-31T23:59:59.999Z")
         #expect(OriginTimestamp.rfc3339(millis: 951_782_400_000) == "2000-02-29T00:00:00.000Z")
         #expect(OriginTimestamp.rfc3339(millis: 253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
+        #expect(OriginTimestamp.rfc3339(millis: -62_167_219_200_000) == "0000-01-01T00:00:00.000Z")
+        #expect(OriginTimestamp.rfc3339(millis: .max) == "9999-12-31T23:59:59.999Z")
     }
 
     @Test func rfc3339AgreesWithFoundationOnSeededInstants() {
