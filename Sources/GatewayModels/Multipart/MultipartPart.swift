@@ -39,14 +39,3 @@ public struct MultipartPart: Sendable, Hashable {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }
-
-/// One `Name: value` header line of a part.
-public struct MultipartHeader: Sendable, Hashable {
-    public var name: String
-    public var value: String
-
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-}

@@ -2,11 +2,6 @@ import Foundation
 import GatewayModels
 import Testing
 
-let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
-let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46]
-
-func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
-
 @Suite struct ProductDraftTests {
     static let validJSON = """
     {"title":"맥북 에어","description":"가벼운 노트북","price":16.9,"discountedPrice":15,"currency":"USD","stock":1000000000000,
