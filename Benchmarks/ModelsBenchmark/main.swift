@@ -46,7 +46,10 @@ try measure("full: v1.pageJSON(bytes:page:locale:) ko-KR") {
 try measure("full: v1.pageJSON(bytes:page:locale:) en-US") {
     try OriginGeneration.v1.pageJSON(bytes: bytes, page: 1, locale: .enUS).count
 }
-try measure("stage: JSONDecoder V1ItemsPage") {
+try measure("stage: JSONParser + V1ItemsPage (chosen)") {
+    try V1ItemsPage(json: bytes).items.count
+}
+try measure("alt: JSONDecoder V1ItemsPage (via JSONValue)") {
     try JSONDecoder().decode(V1ItemsPage.self, from: sample).items.count
 }
 try measure("alt: JSONSerialization (untyped)") {
@@ -68,4 +71,8 @@ measure("stage: encode contract page (JSONWriter)") {
 // `--print`: the contract JSON of the sample page (ko-KR), as the README example uses it.
 if arguments.contains("--print") {
     print(String(decoding: try OriginGeneration.v1.pageJSON(bytes: bytes, page: 1, locale: .koKR), as: UTF8.self))
+}
+try measure("alt: JSONParser (JSONValue tree)") {
+    if case .object(let object) = try JSONParser.parse(bytes) { return object.count }
+    return 0
 }

@@ -13,6 +13,8 @@ public enum JSONValue: Sendable, Hashable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Reads any value from any `Decoder` (used when an origin shape is decoded with
+    /// `JSONDecoder`; the gateway's own path uses ``JSONParser``, which is much faster).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -30,9 +32,9 @@ public enum JSONValue: Sendable, Hashable, Decodable {
         }
     }
 
-    /// Parses `bytes` as one JSON value; `nil` when they are not JSON.
+    /// Parses `bytes` as one JSON value with ``JSONParser``; `nil` when they are not JSON.
     public static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        try? JSONParser.parse(bytes)
     }
 
     /// The JSON type's name for error messages: `a string`, `a number`, ….

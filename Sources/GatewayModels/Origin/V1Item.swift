@@ -6,7 +6,7 @@ import Foundation
 /// List items have no `descriptions` or `images`; details have both. `discounted_price` is
 /// absent when the item is not discounted and, when present, is the sale price.
 /// `registration_date` is Unix epoch seconds with a fraction, kept exactly as a `Decimal`.
-public struct V1Item: Sendable, Hashable, Decodable {
+public struct V1Item: Sendable, Hashable, JSONShapeDecodable {
     public var id: Int64
     public var title: String
     public var descriptions: String?
@@ -20,23 +20,16 @@ public struct V1Item: Sendable, Hashable, Decodable {
     /// Epoch seconds, e.g. `1611523563.7237701`.
     public var registrationDate: Decimal
 
-    enum CodingKeys: String, CodingKey {
-        case id, title, descriptions, price, currency, stock, thumbnails, images
-        case discountedPrice = "discounted_price"
-        case registrationDate = "registration_date"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decodeInt64(forKey: .id)
-        title = try c.decode(String.self, forKey: .title)
-        descriptions = try c.decodeIfPresent(String.self, forKey: .descriptions)
-        price = try c.decodeDecimal(forKey: .price)
-        currency = try c.decode(String.self, forKey: .currency)
-        stock = try c.decodeInt64(forKey: .stock)
-        discountedPrice = try c.decodeDecimalIfPresent(forKey: .discountedPrice)
-        thumbnails = try c.decodeIfPresent([String].self, forKey: .thumbnails) ?? []
-        images = try c.decodeIfPresent([String].self, forKey: .images)
-        registrationDate = try c.decodeDecimal(forKey: .registrationDate)
+    public init(reading c: JSONObjectReader) throws(JSONShapeError) {
+        id = try c.int64("id")
+        title = try c.string("title")
+        descriptions = try c.stringIfPresent("descriptions")
+        price = try c.decimal("price")
+        currency = try c.string("currency")
+        stock = try c.int64("stock")
+        discountedPrice = try c.decimalIfPresent("discounted_price")
+        thumbnails = try c.stringsIfPresent("thumbnails") ?? []
+        images = try c.stringsIfPresent("images")
+        registrationDate = try c.decimal("registration_date")
     }
 }

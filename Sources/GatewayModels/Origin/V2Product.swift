@@ -7,7 +7,7 @@ import Foundation
 /// `bargain_price` is the sale price and `discounted_price` the discount *amount* (0 when none).
 /// `created_at` is a zone-less local date-time in the origin's zone (Asia/Seoul).
 /// Detail-only members (`images`, `description` in v2) are `nil` on list items.
-public struct V2Product: Sendable, Hashable, Decodable {
+public struct V2Product: Sendable, Hashable, JSONShapeDecodable {
     public var id: Int64
     public var vendorId: Int64?
     public var vendorName: String?
@@ -25,28 +25,19 @@ public struct V2Product: Sendable, Hashable, Decodable {
     public var createdAt: String
     public var images: [V2ProductImage]?
 
-    enum CodingKeys: String, CodingKey {
-        case id, vendorName, name, description, thumbnail, currency, price, stock, images
-        case vendorId = "vendor_id"
-        case bargainPrice = "bargain_price"
-        case discountedPrice = "discounted_price"
-        case createdAt = "created_at"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decodeInt64(forKey: .id)
-        vendorId = c.contains(.vendorId) ? try c.decodeInt64(forKey: .vendorId) : nil
-        vendorName = try c.decodeIfPresent(String.self, forKey: .vendorName)
-        name = try c.decode(String.self, forKey: .name)
-        description = try c.decodeIfPresent(String.self, forKey: .description)
-        thumbnail = try c.decode(String.self, forKey: .thumbnail)
-        currency = try c.decode(String.self, forKey: .currency)
-        price = try c.decodeDecimal(forKey: .price)
-        bargainPrice = try c.decodeDecimalIfPresent(forKey: .bargainPrice)
-        discountedPrice = try c.decodeDecimalIfPresent(forKey: .discountedPrice)
-        stock = try c.decodeInt64(forKey: .stock)
-        createdAt = try c.decode(String.self, forKey: .createdAt)
-        images = try c.decodeIfPresent([V2ProductImage].self, forKey: .images)
+    public init(reading c: JSONObjectReader) throws(JSONShapeError) {
+        id = try c.int64("id")
+        vendorId = try c.int64IfPresent("vendor_id")
+        vendorName = try c.stringIfPresent("vendorName")
+        name = try c.string("name")
+        description = try c.stringIfPresent("description")
+        thumbnail = try c.string("thumbnail")
+        currency = try c.string("currency")
+        price = try c.decimal("price")
+        bargainPrice = try c.decimalIfPresent("bargain_price")
+        discountedPrice = try c.decimalIfPresent("discounted_price")
+        stock = try c.int64("stock")
+        createdAt = try c.string("created_at")
+        images = try c.objectsIfPresent("images", V2ProductImage.init(reading:))
     }
 }

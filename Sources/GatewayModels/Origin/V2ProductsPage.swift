@@ -3,7 +3,7 @@
 /// v2 writes the pagination keys in snake_case (`page_no`, `has_next`), v2b in camelCase
 /// (`pageNo`, `hasNext`); both decode, detected per response. Only `pages` is required; the
 /// pagination members are `nil` when absent.
-public struct V2ProductsPage: Sendable, Hashable, Decodable {
+public struct V2ProductsPage: Sendable, Hashable, JSONShapeDecodable {
     public var pageNo: Int?
     public var itemsPerPage: Int?
     public var totalCount: Int?
@@ -14,15 +14,14 @@ public struct V2ProductsPage: Sendable, Hashable, Decodable {
     public var hasPrev: Bool?
     public var pages: [V2Product]
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyCodingKey.self)
-        func int(_ camel: String, _ snake: String) throws -> Int? {
-            try c.decodeIfPresent(Int.self, forKey: AnyCodingKey(camel))
-                ?? c.decodeIfPresent(Int.self, forKey: AnyCodingKey(snake))
+    public init(reading c: JSONObjectReader) throws(JSONShapeError) {
+        func int(_ camel: String, _ snake: String) throws(JSONShapeError) -> Int? {
+            if let value = try c.intIfPresent(camel) { return value }
+            return try c.intIfPresent(snake)
         }
-        func bool(_ camel: String, _ snake: String) throws -> Bool? {
-            try c.decodeIfPresent(Bool.self, forKey: AnyCodingKey(camel))
-                ?? c.decodeIfPresent(Bool.self, forKey: AnyCodingKey(snake))
+        func bool(_ camel: String, _ snake: String) throws(JSONShapeError) -> Bool? {
+            if let value = try c.boolIfPresent(camel) { return value }
+            return try c.boolIfPresent(snake)
         }
         pageNo = try int("pageNo", "page_no")
         itemsPerPage = try int("itemsPerPage", "items_per_page")
@@ -32,6 +31,6 @@ public struct V2ProductsPage: Sendable, Hashable, Decodable {
         lastPage = try int("lastPage", "last_page")
         hasNext = try bool("hasNext", "has_next")
         hasPrev = try bool("hasPrev", "has_prev")
-        pages = try c.decode([V2Product].self, forKey: AnyCodingKey("pages"))
+        pages = try c.objects("pages", V2Product.init(reading:))
     }
 }

@@ -67,6 +67,7 @@ import Testing
         #expect(product.stock == 3)
         #expect(product.bargainPrice == nil)
         let bad = body.replacingOccurrences(of: #""stock":3.0"#, with: #""stock":3.5"#)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(V2Product.self, from: Data(bad.utf8)) }
+        #expect(throws: JSONShapeError(path: "$.stock", reason: "expected a 64-bit integer")) { try JSONDecoder().decode(V2Product.self, from: Data(bad.utf8)) }
+        #expect(throws: JSONShapeError(path: "$.stock", reason: "expected a 64-bit integer")) { try V2Product(json: bad.utf8) }
     }
 }
