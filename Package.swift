@@ -11,6 +11,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Test-only: load openapi.yaml and validate it as OpenAPI 3.1 (GatewayModelsTests).
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
     ],
     targets: [
         // libevent (core, extra, pthreads, openssl) and zlib from Debian; see Sources/CEvent/module.modulemap.
@@ -39,7 +42,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "GatewayModelsTests", dependencies: ["GatewayModels"]),
+        .testTarget(
+            name: "GatewayModelsTests",
+            dependencies: [
+                "GatewayModels",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        // `swift run -c release ModelsBenchmark`: decode + map + format + encode of the v1 sample page.
+        .executableTarget(
+            name: "ModelsBenchmark",
+            dependencies: ["GatewayModels"],
+            path: "Benchmarks/ModelsBenchmark"
+        ),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,27 @@
+/// A validated delete request (`DELETE /v1/products/{id}` with JSON `{"password": "…"}`).
+public struct ProductDeletion: Sendable, Hashable {
+    public var password: String
+
+    public init(password: String) {
+        self.password = password
+    }
+
+    /// Reads and validates the JSON body.
+    /// - Throws: ``ValidationFailure`` when the body is not an object with a non-empty `password`.
+    public static func decode(json: [UInt8], limits: DraftLimits = DraftLimits()) throws(ValidationFailure) -> ProductDeletion {
+        var reader = DraftFieldReader(input: try DraftInput.json(json), limits: limits)
+        guard let password = reader.string("password", required: true, length: limits.password) else {
+            throw ValidationFailure(reader.errors)
+        }
+        return ProductDeletion(password: password)
+    }
+
+    /// The v1 `DELETE /item/{id}` body: `{"password": "…"}` as `application/json`.
+    public func v1Body() -> OriginRequestBody {
+        var writer = JSONWriter(capacity: 64)
+        writer.beginObject()
+        writer.key("password"); writer.string(password)
+        writer.endObject()
+        return OriginRequestBody(json: writer)
+    }
+}

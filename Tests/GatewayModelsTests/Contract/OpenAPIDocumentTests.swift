@@ -1,0 +1,100 @@
+import Foundation
+import GatewayModels
+import OpenAPIKit
+import Testing
+import Yams
+
+/// `openapi.yaml` is the contract's source of truth: it must be valid OpenAPI 3.1, describe
+/// every client endpoint, and accept exactly what the mapping produces.
+@Suite struct OpenAPIDocumentTests {
+    static let yaml = try! String(contentsOf: repositoryRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+
+    private static func validator() throws -> SchemaValidator {
+        SchemaValidator(document: try #require(try Yams.load(yaml: yaml) as? [String: Any]))
+    }
+
+    @Test func isAValidOpenAPI31Document() throws {
+        let document = try YAMLDecoder().decode(OpenAPI.Document.self, from: Self.yaml)
+        #expect(document.openAPIVersion == .v3_1_0)
+        try document.validate()
+        _ = try document.locallyDereferenced()
+    }
+
+    @Test func describesEveryClientEndpoint() throws {
+        let document = try YAMLDecoder().decode(OpenAPI.Document.self, from: Self.yaml)
+        let operations = Set(document.paths.flatMap { path, item in
+            (item.pathItemValue?.endpoints ?? []).map { "\($0.method.rawValue) \(path.rawValue)" }
+        })
+        #expect(operations == [
+            "GET /v1/products", "POST /v1/products", "GET /v1/products/{id}", "PATCH /v1/products/{id}",
+            "DELETE /v1/products/{id}", "GET /v1/images/{token}", "GET /healthz",
+        ])
+        let post = try #require(document.paths["/v1/products"]?.pathItemValue?.post)
+        #expect(Set(post.requestBody?.requestValue?.content.keys.map(\.rawValue) ?? []) == ["application/json", "multipart/form-data"])
+    }
+
+    @Test func mappedPagesOfEveryGenerationValidate() throws {
+        let validator = try Self.validator()
+        for (generation, fixture) in [(OriginGeneration.v1, Fixture.v1ItemsPage), (.v2, .v2ProductsPage), (.v2b, .v2bProductsPage)] {
+            for locale in [ClientLocale.koKR, .enUS] {
+                let bytes = try generation.pageJSON(bytes: fixture.bytes, page: 1, locale: locale)
+                let instance = try #require(JSONValue.parse(bytes))
+                #expect(validator.validate(instance, schemaNamed: "ProductPage") == [], "\(generation) \(locale)")
+            }
+        }
+    }
+
+    @Test func mappedDetailsOfEveryGenerationValidate() throws {
+        let validator = try Self.validator()
+        for (generation, fixture) in [(OriginGeneration.v1, Fixture.v1Item), (.v2, .v2Product), (.v2b, .v2bProduct)] {
+            let bytes = try generation.detailJSON(bytes: fixture.bytes, locale: .enUS)
+            let instance = try #require(JSONValue.parse(bytes))
+            #expect(validator.validate(instance, schemaNamed: "ProductDetail") == [], "\(generation)")
+            #expect(!validator.validate(instance, schemaNamed: "ProductSummary").isEmpty)
+        }
+    }
+
+    @Test func problemAndHealthBodiesValidate() throws {
+        let validator = try Self.validator()
+        let problem = ProblemDetails(title: "Unprocessable Content", status: 422, detail: "2 fields are invalid.", requestId: "r-1",
+                                     errors: [FieldError(field: "price", message: "price must not be negative.")])
+        #expect(String(decoding: problem.jsonBytes(), as: UTF8.self) == #"{"type":"about:blank","title":"Unprocessable Content","status":422,"detail":"2 fields are invalid.","requestId":"r-1","errors":[{"field":"price","message":"price must not be negative."}]}"#)
+        #expect(validator.validate(try #require(JSONValue.parse(problem.jsonBytes())), schemaNamed: "Problem") == [])
+        let plain = ProblemDetails(title: "Not Found", status: 404, detail: "No product 9.", requestId: "r-2")
+        #expect(validator.validate(try #require(JSONValue.parse(plain.jsonBytes())), schemaNamed: "Problem") == [])
+        #expect(HealthStatus().jsonBytes() == #"{"status":"ok"}"#.bytes)
+        #expect(validator.validate(try #require(JSONValue.parse(HealthStatus().jsonBytes())), schemaNamed: "Health") == [])
+    }
+
+    /// The validator is only useful if it rejects: a few wrong instances must fail.
+    @Test func theSchemasRejectWrongShapes() throws {
+        let validator = try Self.validator()
+        let good = try #require(JSONValue.parse(try OriginGeneration.v1.pageJSON(bytes: Fixture.v1ItemsPage.bytes, page: 1, locale: .koKR)))
+        guard case .object(var page) = good, case .array(var items)? = page["items"], case .object(var item) = items[0] else {
+            Issue.record("unexpected shape"); return
+        }
+        item["price"] = .string("1690")
+        item["extra"] = .bool(true)
+        item["registeredAt"] = .string("2021-01-24T21:26:03Z")
+        item.removeValue(forKey: "display")
+        items[0] = .object(item)
+        page["items"] = .array(items)
+        page["page"] = .number(Decimal(string: "1.5")!)
+        let errors = validator.validate(.object(page), schemaNamed: "ProductPage")
+        #expect(errors.count == 5)
+        #expect(errors.contains("$: expected [\"integer\"], got number(1.5)") || errors.contains { $0.hasPrefix("$.page: expected") })
+        #expect(errors.contains("$.items[0]: missing required display"))
+        #expect(errors.contains("$.items[0]: unexpected property extra"))
+    }
+
+    @Test func readmeExampleIsWhatTheCodeProduces() throws {
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let page = try OriginGeneration.v1.mapPage(bytes: Fixture.v1ItemsPage.bytes, page: 1, locale: .koKR)
+        let example = ProductPage(page: 1, items: Array(page.items.prefix(3)), hasNextPage: true)
+        let compact = String(decoding: example.jsonBytes(), as: UTF8.self)
+        let json = try #require(readme.range(of: "```json\n")).upperBound
+        let end = try #require(readme[json...].range(of: "\n```")).lowerBound
+        let shown = try #require(JSONValue.parse(Array(readme[json..<end].utf8)))
+        #expect(shown == JSONValue.parse(Array(compact.utf8)))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import GatewayModels
+import Testing
+
+@Suite struct JSONParserTests {
+    @Test func parsesEveryKindOfValue() throws {
+        let value = try JSONParser.parse(#" {"a":[1,-2.5,1.23123123E8,0,true,false,null,"x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude17"],"b":{},"c":[]} "#.utf8)
+        #expect(value == .object([
+            "a": .array([
+                .number(1), .number(Decimal(string: "-2.5")!), .number(123_123_123), .number(0), .bool(true), .bool(false), .null,
+                .string("x\"\\/\u{8}\u{c}\n\r\té😗"),
+            ]),
+            "b": .object([:]),
+            "c": .array([]),
+        ]))
+    }
+
+    @Test(arguments: [
+        ("16.9", "16.9"), ("16.90", "16.9"), ("123123.0", "123123"), ("1611523563.7237701", "1611523563.7237701"),
+        ("-0.001", "-0.001"), ("1e3", "1000"), ("1E-3", "0.001"), ("2.5e+2", "250"), ("0.0", "0"),
+        ("12345678901234567890123", "12345678901234567890123"), ("1.2345678901234567890123", "1.2345678901234567890123"),
+        ("9223372036854775807", "9223372036854775807"), ("1000000000000", "1000000000000"),
+    ])
+    func numbersAreExact(text: String, expected: String) throws {
+        guard case .number(let number) = try JSONParser.parse(text.utf8) else {
+            Issue.record("not a number"); return
+        }
+        #expect(DecimalText.json(number) == expected)
+        #expect(number == Decimal(string: text))
+    }
+
+    @Test(arguments: [
+        "", " ", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "NaN", "tru", "nul", "'a'", "\"a", "\"\\x\"",
+        "\"\\ud83d\"", "\"a\u{1}\"", "[1] 2", "{\"a\" 1}", "{1:2}", "1e", "-", "1e400", "// c\n1",
+    ])
+    func rejectsInvalidJSON(text: String) {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(text.utf8) }
+    }
+
+    @Test func rejectsInvalidUTF8AndDeepNesting() {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect(throws: JSONParser.Failure(offset: 512, reason: "nested deeper than 512")) { try JSONParser.parse(deep.utf8) }
+    }
+
+    /// The fast parser and Foundation's `JSONDecoder` agree on every sample, numbers included.
+    @Test(arguments: Fixture.allCases)
+    func agreesWithJSONDecoderOnEverySample(fixture: Fixture) throws {
+        let fast = try JSONParser.parse(fixture.bytes)
+        let foundation = try JSONDecoder().decode(JSONValue.self, from: Data(fixture.bytes))
+        #expect(fast == foundation)
+    }
+
+    /// Property: seeded decimal texts parse to the same `Decimal` as `Decimal(string:)`.
+    @Test func seededNumbersMatchDecimalString() throws {
+        var generator = SeededGenerator(seed: 23)
+        for _ in 0..<3000 {
+            let integer = String(UInt64.random(in: 0...UInt64.max, using: &generator) >> UInt64.random(in: 0...63, using: &generator))
+            let fraction = Bool.random(using: &generator) ? "." + String(UInt32.random(in: 0...UInt32.max, using: &generator)) : ""
+            let exponent = Bool.random(using: &generator) ? "e\(Int.random(in: -30...30, using: &generator))" : ""
+            let text = (Bool.random(using: &generator) ? "-" : "") + integer + fraction + exponent
+            guard case .number(let number) = try JSONParser.parse(text.utf8) else {
+                Issue.record("not a number: \(text)"); continue
+            }
+            #expect(number == Decimal(string: text), "\(text)")
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import GatewayModels
+import Testing
+
+@Suite struct DiscountTests {
+    @Test func rateIsFlooredNeverOverstated() throws {
+        #expect(try #require(Discount(price: 890_000, salePrice: 89000)).rateText == "90%")
+        #expect(try #require(Discount(price: 165, salePrice: 160)).rateText == "3%")
+        #expect(try #require(Discount(price: 719, salePrice: 500)).rateText == "30%")
+        #expect(try #require(Discount(price: 3, salePrice: 1)).rateText == "66%")
+        #expect(try #require(Discount(price: 100, salePrice: 0)).rateText == "100%")
+        #expect(try #require(Discount(price: 123_123, salePrice: 123_122)).rateText == "0%")
+    }
+
+    @Test func notADiscount() {
+        #expect(Discount(price: 100, salePrice: nil) == nil)
+        #expect(Discount(price: 100, salePrice: 100) == nil)
+        #expect(Discount(price: 100, salePrice: 101) == nil)
+        #expect(Discount(price: 100, salePrice: -1) == nil)
+        #expect(Discount(price: 0, salePrice: 0) == nil)
+    }
+
+    /// Property: with prices in minor units, the rate equals integer floor division.
+    @Test func rateMatchesIntegerArithmeticOnSeededPrices() throws {
+        var generator = SeededGenerator(seed: 11)
+        for _ in 0..<5000 {
+            let minorUnits = Int.random(in: 0...3, using: &generator)
+            let price = Int64.random(in: 1...1_000_000_000_000, using: &generator)
+            let sale = Int64.random(in: 0..<price, using: &generator)
+            let scale = Decimal(sign: .plus, exponent: -minorUnits, significand: 1)
+            let discount = try #require(Discount(price: Decimal(price) * scale, salePrice: Decimal(sale) * scale))
+            #expect(discount.ratePercent == Int((price - sale) * 100 / price))
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import GatewayModels
+import Testing
+
+@Suite struct ProductPatchTests {
+    @Test func everythingButThePasswordIsOptional() throws {
+        let patch = try ProductPatch.decode(json: #"{"password":"pw","stock":0,"title":null}"#.bytes)
+        #expect(patch.password == "pw")
+        #expect(patch.stock == 0)
+        #expect(patch.title == nil)
+        #expect(patch.images == nil)
+    }
+
+    @Test func passwordIsRequiredAndSomethingMustChange() {
+        #expect(throws: ValidationFailure([FieldError(field: "password", message: "password is required.")])) {
+            try ProductPatch.decode(json: #"{"title":"t"}"#.bytes)
+        }
+        #expect(throws: ValidationFailure([FieldError(field: "body", message: "Nothing to update: send at least one field besides password.")])) {
+            try ProductPatch.decode(json: #"{"password":"p","images":[]}"#.bytes)
+        }
+    }
+
+    @Test func collectsEveryError() {
+        let six = String(repeating: "{\"data\":\"\(base64(png))\"},", count: 6).dropLast()
+        #expect(throws: ValidationFailure([
+            FieldError(field: "price", message: "price must be a number."),
+            FieldError(field: "currency", message: "currency must be an ISO 4217 currency code such as KRW or USD; \"WON\" is not one."),
+            FieldError(field: "password", message: "password is required."),
+            FieldError(field: "images", message: "Send 0 to 5 images; got 6."),
+        ])) { try ProductPatch.decode(json: #"{"price":"1","currency":"WON","images":[\#(six)]}"#.bytes) }
+    }
+
+    @Test func multipart() throws {
+        let form = MultipartFormData(parts: [.field("password", "p"), .field("discountedPrice", "9.5"), .file("images[]", filename: "x.png", contentType: "image/png", data: png)])
+        let patch = try ProductPatch.decode(multipart: form.encoded(), contentType: form.contentType)
+        #expect(patch.discountedPrice == Decimal(string: "9.5"))
+        #expect(patch.images?.map(\.filename) == ["x.png"])
+    }
+
+    @Test func deletionNeedsAPassword() throws {
+        #expect(try ProductDeletion.decode(json: #"{"password":"p"}"#.bytes).password == "p")
+        #expect(throws: ValidationFailure([FieldError(field: "password", message: "password is required.")])) {
+            try ProductDeletion.decode(json: "{}".bytes)
+        }
+        #expect(ProductDeletion(password: "a\"b").v1Body() == OriginRequestBody(contentType: "application/json", bytes: #"{"password":"a\"b"}"#.bytes))
+    }
+}
