@@ -28,12 +28,4 @@ import Testing
         #expect(GatewayError.gatewayTimeout("x").status == 504)
         #expect(GatewayError.notFound().title == "Not Found")
     }
-
-    @Test func escapesControlCharactersInJSON() {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.member("a", string: "line\nbreak\t\u{1}\\")
-        writer.endObject()
-        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":"line\nbreak\t\u0001\\"}"#)
-    }
 }
