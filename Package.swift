@@ -46,6 +46,7 @@ let package = Package(
             name: "GatewayModelsTests",
             dependencies: [
                 "GatewayModels",
+                "TestSupport",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
             ],
@@ -57,7 +58,9 @@ let package = Package(
             dependencies: ["GatewayModels"],
             path: "Benchmarks/ModelsBenchmark"
         ),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI"]),
+        // Helpers shared by the test targets (seeded test data).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

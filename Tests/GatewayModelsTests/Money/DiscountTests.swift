@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import Testing
+import TestSupport
 
 @Suite struct DiscountTests {
     @Test func rateIsFlooredNeverOverstated() throws {

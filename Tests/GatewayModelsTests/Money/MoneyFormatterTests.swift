@@ -1,6 +1,7 @@
 import Foundation
 @testable import GatewayModels
 import Testing
+import TestSupport
 
 @Suite struct MoneyFormatterTests {
     private func money(_ amount: String, _ currency: String, _ locale: ClientLocale) -> String {

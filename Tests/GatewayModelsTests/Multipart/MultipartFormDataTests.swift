@@ -1,5 +1,6 @@
 import GatewayModels
 import Testing
+import TestSupport
 
 @Suite struct MultipartFormDataTests {
     @Test func exactCRLFFraming() {

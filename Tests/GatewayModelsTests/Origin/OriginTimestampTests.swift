@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import Testing
+import TestSupport
 
 @Suite struct OriginTimestampTests {
     @Test func epochSecondsAreFlooredToMillisecondsExactly() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Gateway
 
 extension IntegrationTests {
@@ -103,8 +104,8 @@ extension IntegrationTests {
             try await TestServer.with(router: TestRoutes.router()) { server in
                 let port = server.port
                 try await offPool {
-                    var generator = SplitMix64(seed: 42)
-                    let body = (0..<200_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+                    var generator = SeededGenerator(seed: 42)
+                    let body = generator.bytes(200_000)
                     let response = try RawHTTPClient(port: port).request("POST", "/echo", body: body)
                     #expect(response.status == 200)
                     #expect(response.body == body)

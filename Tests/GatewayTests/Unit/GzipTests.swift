@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import Gateway
 
 @Suite struct GzipTests {
@@ -12,8 +13,8 @@ import Testing
 
     @Test func roundTripsEmptyAndBinaryInput() throws {
         #expect(try Gzip.decompress(Gzip.compress([]), maxBytes: 10) == [])
-        var generator = SplitMix64(seed: 7)
-        let random = (0..<100_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        var generator = SeededGenerator(seed: 7)
+        let random = generator.bytes(100_000)
         #expect(try Gzip.decompress(Gzip.compress(random, level: 1), maxBytes: 1 << 20) == random)
     }
 
@@ -30,18 +31,5 @@ import Testing
         #expect(throws: GzipError.corrupt) { try Gzip.decompress([0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF], maxBytes: 100) }
         #expect(throws: GzipError.corrupt) { try Gzip.decompress(compressed + [1, 2, 3], maxBytes: 1 << 20) }
         #expect(throws: GzipError.tooLarge(limit: 9_999)) { try Gzip.decompress(compressed, maxBytes: 9_999) }
-    }
-}
-
-/// A small deterministic generator for test data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,0 +1,3 @@
+extension String {
+    var bytes: [UInt8] { Array(utf8) }
+}
