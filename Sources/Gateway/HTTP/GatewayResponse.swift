@@ -4,11 +4,20 @@ public struct GatewayResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// When true the transport sends nothing: it resets the client's connection instead.
+    /// A fault-injection tool for test origins (the demo origin's "dropped connections").
+    public var dropsConnection: Bool
 
-    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], dropsConnection: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.dropsConnection = dropsConnection
+    }
+
+    /// A response that resets the connection without a byte of reply.
+    public static var droppedConnection: GatewayResponse {
+        GatewayResponse(status: 500, dropsConnection: true)
     }
 
     /// A JSON response from already-encoded bytes.

@@ -1,5 +1,6 @@
 import CEvent
 import Dispatch
+import Glibc
 import Logging
 import Synchronization
 
@@ -65,6 +66,9 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         guard let request else { return }
         self.request = nil
         let core = front.core
+        if response.dropsConnection {
+            Self.reset(request)
+        }
         let headers = evhttp_request_get_output_headers(request)
         for field in response.headers where Self.isSafe(field) {
             evhttp_add_header(headers, field.name, field.value)
@@ -92,6 +96,21 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
                 "request_id": .string(requestID),
                 "duration_ms": .string(Self.milliseconds(elapsed)),
             ])
+    }
+
+    /// Makes the reply that follows go nowhere: the socket is shut down (FIN) with a zero
+    /// linger, so no byte of the reply leaves, libevent's write fails and it frees the
+    /// connection itself, and the final close is a reset. The request is still "replied to",
+    /// which is what releases it.
+    private static func reset(_ request: OpaquePointer) {
+        guard let connection = evhttp_request_get_connection(request),
+            let bufferevent = evhttp_connection_get_bufferevent(connection)
+        else { return }
+        let fd = bufferevent_getfd(bufferevent)
+        guard fd >= 0 else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Header fields a handler made that could split the response are dropped, not sent.

@@ -148,6 +148,20 @@ extension IntegrationTests {
             }
         }
 
+        @Test func aDroppedConnectionSendsNoByteAndLeavesTheServerServing() async throws {
+            try await TestServer.with(router: TestRoutes.router(), threads: 1) { server in
+                let port = server.port
+                try await offPool {
+                    let client = try RawHTTPClient(port: port)
+                    try client.send("GET /drop HTTP/1.1\r\nHost: x\r\n\r\n")
+                    #expect(client.isClosedByPeer())
+                    #expect(throws: RawHTTPClient.ClientError.self) { try client.readResponse() }
+                    #expect(try RawHTTPClient(port: port).request("GET", "/healthz").status == 200)
+                }
+                #expect(server.server.inFlight == 0)
+            }
+        }
+
         @Test func aClientThatLeavesBeforeTheReplyDoesNoHarm() async throws {
             try await TestServer.with(router: TestRoutes.router(), threads: 1) { server in
                 let port = server.port

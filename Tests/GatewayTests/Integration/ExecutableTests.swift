@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 extension IntegrationTests {
     /// The `gateway` executable as an operator runs it: configured by environment, answering

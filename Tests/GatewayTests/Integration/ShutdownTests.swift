@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Gateway
 
 extension IntegrationTests {
@@ -36,4 +37,3 @@ extension IntegrationTests {
     }
 }
 
-extension RawHTTPClient: @unchecked Sendable {}

@@ -27,7 +27,6 @@ struct TestServer {
         return try await body(TestServer(server: server))
     }
 
-    func client() throws -> RawHTTPClient { try RawHTTPClient(port: port) }
 }
 
 /// Routes the transport tests need besides the gateway's own.
@@ -58,6 +57,7 @@ enum TestRoutes {
             try await Task.sleep(for: .milliseconds(milliseconds))
             return GatewayResponse.json(Array("{\"slow\":\(milliseconds)}".utf8))
         })
+        router.add(.get, "/drop", .immediate { _, _ in .droppedConnection })
         router.add(.get, "/fails", .immediate { _, _ in
             throw GatewayError.badGateway("The origin answered 500.")
         })

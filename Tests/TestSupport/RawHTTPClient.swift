@@ -3,35 +3,36 @@ import Glibc
 
 /// A blocking HTTP/1.1 client over a plain socket, for tests that must control every byte
 /// sent (smuggling shapes, pipelining, keep-alive) and see every byte received.
-final class RawHTTPClient {
-    struct Response {
-        var status: Int
-        var headers: [(String, String)]
-        var body: [UInt8]
+/// One thread uses an instance at a time.
+public final class RawHTTPClient: @unchecked Sendable {
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: [UInt8]
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
 
-        func headerValues(_ name: String) -> [String] {
+        public func headerValues(_ name: String) -> [String] {
             headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1)
         }
 
-        var text: String { String(decoding: body, as: UTF8.self) }
+        public var text: String { String(decoding: body, as: UTF8.self) }
 
-        func json() throws -> [String: Any] {
+        public func json() throws -> [String: Any] {
             try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] ?? [:]
         }
     }
 
-    struct ClientError: Error, CustomStringConvertible {
-        let description: String
+    public struct ClientError: Error, CustomStringConvertible {
+        public let description: String
     }
 
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeout: Double = 10) throws {
+    public init(port: Int, timeout: Double = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket failed") }
         var address = sockaddr_in()
@@ -51,7 +52,7 @@ final class RawHTTPClient {
 
     deinit { close(fd) }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -60,10 +61,10 @@ final class RawHTTPClient {
         }
     }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     /// A GET (or other bodiless request) with `Host` and the given extra header lines.
-    func request(_ method: String = "GET", _ target: String, headers: [String] = [], body: [UInt8] = []) throws -> Response {
+    public func request(_ method: String = "GET", _ target: String, headers: [String] = [], body: [UInt8] = []) throws -> Response {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for line in headers { head += line + "\r\n" }
         if !body.isEmpty || method == "POST" || method == "PATCH" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
@@ -73,7 +74,7 @@ final class RawHTTPClient {
     }
 
     /// Reads one response; `method` HEAD means no body follows the headers.
-    func readResponse(method: String = "GET") throws -> Response {
+    public func readResponse(method: String = "GET") throws -> Response {
         let headEnd = try readUntil([13, 10, 13, 10])
         let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
         buffer.removeFirst(headEnd + 4)
@@ -115,7 +116,7 @@ final class RawHTTPClient {
     }
 
     /// Whether the server closed the connection (reads end) within the receive timeout.
-    func isClosedByPeer() -> Bool {
+    public func isClosedByPeer() -> Bool {
         guard buffer.isEmpty else { return false }
         return (try? receive()) == 0
     }
