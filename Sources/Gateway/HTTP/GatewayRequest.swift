@@ -10,10 +10,12 @@ public struct GatewayRequest: Sendable {
     public var body: [UInt8]
     /// The request id: the client's `X-Request-ID` when it was acceptable, a new one otherwise.
     public var requestID: String
+    /// The client's address and port (`127.0.0.1:53012`), when known.
+    public var peer: String?
 
     public init(
         method: HTTPMethod, path: String, query: String? = nil, headers: HTTPHeaders = [:],
-        body: [UInt8] = [], requestID: String = RequestID.generate()
+        body: [UInt8] = [], requestID: String = RequestID.generate(), peer: String? = nil
     ) {
         self.method = method
         self.path = path
@@ -21,6 +23,7 @@ public struct GatewayRequest: Sendable {
         self.headers = headers
         self.body = body
         self.requestID = requestID
+        self.peer = peer
     }
 
     /// The query's parameters, percent-decoded (`+` is a space), in order.

@@ -97,7 +97,8 @@ final class HTTPFront: @unchecked Sendable {
         }
         let body = Self.readBody(request)
         let gatewayRequest = GatewayRequest(
-            method: method, path: path, query: query, headers: headers, body: body, requestID: requestID)
+            method: method, path: path, query: query, headers: headers, body: body, requestID: requestID,
+            peer: Self.peer(of: request))
         core.router.dispatch(gatewayRequest, logger: core.logger, responder: responder)
     }
 
@@ -134,6 +135,15 @@ final class HTTPFront: @unchecked Sendable {
         let path = evhttp_uri_get_path(uri).map { String(cString: $0) } ?? "/"
         let query = evhttp_uri_get_query(uri).map { String(cString: $0) }
         return (path.isEmpty ? "/" : path, query)
+    }
+
+    private static func peer(of request: OpaquePointer) -> String? {
+        guard let connection = evhttp_request_get_connection(request) else { return nil }
+        var address: UnsafeMutablePointer<CChar>?
+        var port: UInt16 = 0
+        evhttp_connection_get_peer(connection, &address, &port)
+        guard let address else { return nil }
+        return "\(String(cString: address)):\(port)"
     }
 
     private static func readBody(_ request: OpaquePointer) -> [UInt8] {

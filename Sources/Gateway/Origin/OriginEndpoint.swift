@@ -1,0 +1,49 @@
+import Foundation
+
+/// Where the origin is: scheme, host, port and an optional base path, parsed once from
+/// `--origin`.
+public struct OriginEndpoint: Sendable, Hashable, CustomStringConvertible {
+    public enum Scheme: String, Sendable { case http, https }
+
+    public let scheme: Scheme
+    public let host: String
+    public let port: Int
+    /// A path prefix for every request, without a trailing `/` (`""` for none).
+    public let basePath: String
+
+    /// Parses `http://host[:port][/base]` or `https://…`.
+    ///
+    /// - Throws: `GatewayError` (400-free wording: it is a configuration error) when the URL
+    ///   is not http or https, has no host, or has a query or fragment.
+    public init(url text: String) throws(OriginEndpointError) {
+        guard let components = URLComponents(string: text), let rawScheme = components.scheme?.lowercased(),
+            let scheme = Scheme(rawValue: rawScheme)
+        else { throw OriginEndpointError(text: text, reason: "must be an http or https URL") }
+        guard let host = components.host, !host.isEmpty else { throw OriginEndpointError(text: text, reason: "has no host") }
+        guard components.query == nil, components.fragment == nil, components.user == nil else {
+            throw OriginEndpointError(text: text, reason: "must not have a query, fragment or user")
+        }
+        self.scheme = scheme
+        self.host = host
+        self.port = components.port ?? (scheme == .https ? 443 : 80)
+        var path = components.percentEncodedPath
+        while path.hasSuffix("/") { path.removeLast() }
+        self.basePath = path
+    }
+
+    /// The `Host` header: the port only when it is not the scheme's default.
+    public var hostHeader: String {
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let defaultPort = scheme == .https ? 443 : 80
+        return port == defaultPort ? bracketed : "\(bracketed):\(port)"
+    }
+
+    public var description: String { "\(scheme.rawValue)://\(hostHeader)\(basePath)" }
+}
+
+/// An origin URL that cannot be used.
+public struct OriginEndpointError: Error, Sendable, CustomStringConvertible {
+    public let text: String
+    public let reason: String
+    public var description: String { "origin URL \(text) \(reason)" }
+}

@@ -1,0 +1,36 @@
+/// One request to the origin. The client adds `Host`, `Accept-Encoding: gzip`,
+/// `Content-Length` and `X-Request-ID`.
+public struct OriginRequest: Sendable {
+    public var method: HTTPMethod
+    /// Path and query below the endpoint's base path (`/items/1`, `/item/7`).
+    public var target: String
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// The client request's id, passed on as `X-Request-ID`.
+    public var requestID: String
+
+    public init(method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], requestID: String) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+        self.requestID = requestID
+    }
+
+    /// Only these are retried (once, on a reused connection that broke before any byte of
+    /// the response): repeating them cannot create or change anything.
+    var isIdempotent: Bool { method == .get || method == .head }
+}
+
+/// The origin's answer, its body already gunzipped.
+public struct OriginResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}

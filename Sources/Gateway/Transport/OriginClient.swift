@@ -1,0 +1,62 @@
+import CEvent
+
+/// Requests to origins from one loop: one connection pool per origin, and a non-blocking DNS
+/// resolver (evdns), all on the loop's thread.
+///
+/// Invariant: `send(_:to:completion:)` and `close()` run on `loop`'s thread; the async
+/// `send(_:to:)` may be called from anywhere and hops to the loop.
+public final class OriginClient: @unchecked Sendable {
+    public let loop: EventLoop
+    private let configuration: OriginClientConfiguration
+    /// Owned by this client; freed in close().
+    private var dns: OpaquePointer?
+    private var pools: [OriginEndpoint: OriginPool] = [:]
+
+    /// Creates the client for `loop`. Call before the loop starts, or on its thread.
+    init(loop: EventLoop, configuration: OriginClientConfiguration) {
+        self.loop = loop
+        self.configuration = configuration
+        // Reads /etc/resolv.conf once, here, at set-up; lookups never block afterwards.
+        dns = evdns_base_new(loop.base, EVDNS_BASE_INITIALIZE_NAMESERVERS)
+            ?? evdns_base_new(loop.base, 0)
+    }
+
+    /// Sends `request` to `endpoint`. On the loop thread; `completion` runs there, exactly
+    /// once.
+    public func send(
+        _ request: OriginRequest, to endpoint: OriginEndpoint,
+        completion: @escaping (Result<OriginResponse, OriginFailure>) -> Void
+    ) {
+        precondition(loop.inLoop, "OriginClient.send off its loop")
+        pool(for: endpoint).send(request, completion: completion)
+    }
+
+    /// Sends `request` from any thread; the exchange itself runs on the loop.
+    public func send(_ request: OriginRequest, to endpoint: OriginEndpoint) async -> Result<OriginResponse, OriginFailure> {
+        await withCheckedContinuation { continuation in
+            loop.execute {
+                self.send(request, to: endpoint) { continuation.resume(returning: $0) }
+            }
+        }
+    }
+
+    /// Open connections to `endpoint` on this loop.
+    func openConnections(to endpoint: OriginEndpoint) -> Int {
+        pools[endpoint]?.openConnections ?? 0
+    }
+
+    private func pool(for endpoint: OriginEndpoint) -> OriginPool {
+        if let pool = pools[endpoint] { return pool }
+        let pool = OriginPool(endpoint: endpoint, loop: loop, dns: dns, configuration: configuration)
+        pools[endpoint] = pool
+        return pool
+    }
+
+    /// Closes every connection and the resolver. On the loop thread, with nothing in flight.
+    func close() {
+        for pool in pools.values { pool.close() }
+        pools = [:]
+        if let dns { evdns_base_free(dns, 0) }
+        dns = nil
+    }
+}

@@ -1,0 +1,357 @@
+import CEvent
+
+/// The keep-alive connections to one origin on one loop, run by an `OriginPoolState`.
+///
+/// Invariant: created, used and closed on `loop`'s thread. Requests complete on that thread.
+final class OriginPool {
+    let endpoint: OriginEndpoint
+    private let loop: EventLoop
+    private let dns: OpaquePointer?
+    private let configuration: OriginClientConfiguration
+    private var state: OriginPoolState
+    private var connections: [OriginPoolState.ConnectionID: OriginConnection] = [:]
+    private var waiters: [OriginPoolState.WaiterID: OriginExchange] = [:]
+    /// Every exchange not finished yet; holds them alive for libevent's callbacks.
+    private var exchanges: [ObjectIdentifier: OriginExchange] = [:]
+    private var expiryTimer: OpaquePointer?
+
+    init(endpoint: OriginEndpoint, loop: EventLoop, dns: OpaquePointer?, configuration: OriginClientConfiguration) {
+        self.endpoint = endpoint
+        self.loop = loop
+        self.dns = dns
+        self.configuration = configuration
+        state = OriginPoolState(
+            configuration: .init(
+                maxConnections: configuration.maxConnectionsPerLoop, maxWaiters: configuration.maxWaitersPerLoop,
+                idleTimeout: configuration.idleTimeout))
+        // Unmanaged: passUnretained. The timer is freed in close(), before the pool goes.
+        expiryTimer = event_new(loop.base, -1, Int16(EV_PERSIST), originPoolExpiryCallback, Unmanaged.passUnretained(self).toOpaque())
+        var interval = timeval(max(.seconds(1), configuration.idleTimeout / 2))
+        event_add(expiryTimer, &interval)
+    }
+
+    var openConnections: Int { state.openConnections }
+
+    /// Sends `request`; `completion` runs on the loop thread exactly once.
+    func send(_ request: OriginRequest, completion: @escaping (Result<OriginResponse, OriginFailure>) -> Void) {
+        let exchange = OriginExchange(request: request, completion: completion)
+        exchange.pool = self
+        exchanges[ObjectIdentifier(exchange)] = exchange
+        exchange.deadlineTimer = startTimer(after: configuration.requestTimeout, for: exchange, callback: originDeadlineCallback)
+        lease(for: exchange)
+    }
+
+    private func lease(for exchange: OriginExchange) {
+        switch state.lease() {
+        case .use(let id):
+            run(exchange, on: connections[id]!)
+        case .open(let id):
+            run(exchange, on: open(id))
+        case .wait(let waiter):
+            exchange.waiterID = waiter
+            waiters[waiter] = exchange
+        case .refuse:
+            complete(exchange, .failure(.overloaded))
+        }
+    }
+
+    private func open(_ id: OriginPoolState.ConnectionID) -> OriginConnection {
+        // evhttp resolves through `dns` without blocking; a nil base would block the loop,
+        // so OriginClient always passes one.
+        let evcon = evhttp_connection_base_new(loop.base, dns, endpoint.host, UInt16(endpoint.port))!
+        // libevent's own timeout bounds connecting and every wait for the socket; ours (the
+        // deadline) is shorter overall, so the failure we report is the deadline's.
+        var timeout = timeval(configuration.requestTimeout + .seconds(1))
+        evhttp_connection_set_timeout_tv(evcon, &timeout)
+        evhttp_connection_set_max_body_size(evcon, Int(configuration.maxResponseBytes))
+        evhttp_connection_set_retries(evcon, 0)
+        let connection = OriginConnection(id: id, evcon: evcon)
+        connections[id] = connection
+        // Unmanaged: passUnretained. The close callback is cleared before the connection is
+        // freed (see close(_:)), and the pool keeps the connection in `connections` until then.
+        connection.pool = self
+        evhttp_connection_set_closecb(evcon, originConnectionClosedCallback, Unmanaged.passUnretained(connection).toOpaque())
+        return connection
+    }
+
+    private func run(_ exchange: OriginExchange, on connection: OriginConnection) {
+        exchange.connection = connection
+        exchange.connectionWasReused = connection.served > 0
+        exchange.error = nil
+        exchange.headersReceived = false
+        let context = Unmanaged.passUnretained(exchange).toOpaque()
+        guard let request = evhttp_request_new(originRequestCallback, context) else {
+            release(connection, reusable: false)
+            complete(exchange, .failure(.connectFailed("cannot create a request")))
+            return
+        }
+        evhttp_request_set_error_cb(request, originRequestErrorCallback)
+        evhttp_request_set_header_cb(request, originResponseHeaderCallback)
+        let headers = evhttp_request_get_output_headers(request)
+        evhttp_add_header(headers, "Host", endpoint.hostHeader)
+        evhttp_add_header(headers, "Accept-Encoding", "gzip")
+        evhttp_add_header(headers, "User-Agent", "open-market-gateway")
+        evhttp_add_header(headers, RequestID.headerName, exchange.request.requestID)
+        for field in exchange.request.headers where !Self.managedHeaders.contains(where: { HTTPHeaders.sameName($0, field.name) }) {
+            evhttp_add_header(headers, field.name, field.value)
+        }
+        if !exchange.request.body.isEmpty || exchange.request.method == .post || exchange.request.method == .put
+            || exchange.request.method == .patch
+        {
+            evhttp_add_header(headers, "Content-Length", String(exchange.request.body.count))
+            exchange.request.body.withUnsafeBytes { bytes in
+                _ = evbuffer_add(evhttp_request_get_output_buffer(request), bytes.baseAddress, bytes.count)
+            }
+        }
+        if connection.served == 0 && !connection.isConnected {
+            exchange.connectTimer = startTimer(after: configuration.connectTimeout, for: exchange, callback: originConnectCallback)
+        }
+        let target = endpoint.basePath + exchange.request.target
+        guard evhttp_make_request(connection.evcon, request, Self.command(exchange.request.method), target) == 0 else {
+            // libevent has freed the request; no callback will come.
+            exchange.stopTimer(&exchange.connectTimer)
+            release(connection, reusable: false)
+            complete(exchange, .failure(.connectFailed("cannot start the request")))
+            return
+        }
+        exchange.pending = request
+    }
+
+    /// Headers the client sets itself; a caller's copies are not sent.
+    private static let managedHeaders = ["Host", "Accept-Encoding", "User-Agent", "Content-Length", "Transfer-Encoding", "Connection", RequestID.headerName]
+
+    private static func command(_ method: HTTPMethod) -> evhttp_cmd_type {
+        switch method {
+        case .get: EVHTTP_REQ_GET
+        case .head: EVHTTP_REQ_HEAD
+        case .post: EVHTTP_REQ_POST
+        case .put: EVHTTP_REQ_PUT
+        case .patch: EVHTTP_REQ_PATCH
+        case .delete: EVHTTP_REQ_DELETE
+        case .options: EVHTTP_REQ_OPTIONS
+        case .trace: EVHTTP_REQ_TRACE
+        case .connect: EVHTTP_REQ_CONNECT
+        }
+    }
+
+    // MARK: libevent callbacks, on the loop thread
+
+    /// The request finished (`request` non-nil with a status) or failed.
+    fileprivate func requestFinished(_ exchange: OriginExchange, _ request: OpaquePointer?) {
+        exchange.pending = nil
+        exchange.stopTimer(&exchange.connectTimer)
+        guard let connection = exchange.connection else { return }
+        exchange.connection = nil
+        connection.served += 1
+        guard let request, evhttp_request_get_response_code(request) != 0 else {
+            let failure = Self.failure(
+                for: exchange.error, freshConnection: !exchange.connectionWasReused, maxBytes: configuration.maxResponseBytes)
+            release(connection, reusable: false)
+            if exchange.attempt == 0 && exchange.request.isIdempotent && exchange.connectionWasReused
+                && !exchange.headersReceived && failure == .connectionLost
+            {
+                exchange.attempt = 1
+                lease(for: exchange)
+            } else {
+                complete(exchange, .failure(failure))
+            }
+            return
+        }
+        let result = Self.response(from: request, maxBytes: configuration.maxResponseBytes)
+        release(connection, reusable: true)
+        complete(exchange, result)
+    }
+
+    /// What a failed request means. libevent 2.1 calls no error callback when it cannot
+    /// resolve or connect (`error` stays nil); EOF and buffer errors come from a connection
+    /// that was made and then closed or broke.
+    private static func failure(for error: evhttp_request_error?, freshConnection: Bool, maxBytes: Int) -> OriginFailure {
+        switch error {
+        case nil where freshConnection: .connectFailed("could not resolve or connect")
+        case EVREQ_HTTP_TIMEOUT: .timedOut
+        case EVREQ_HTTP_INVALID_HEADER: .invalidResponse("malformed status line or headers")
+        case EVREQ_HTTP_DATA_TOO_LONG: .responseTooLarge(limit: maxBytes)
+        default: .connectionLost
+        }
+    }
+
+    private static func response(from request: OpaquePointer, maxBytes: Int) -> Result<OriginResponse, OriginFailure> {
+        let status = Int(evhttp_request_get_response_code(request))
+        var headers = HTTPHeaders()
+        var entry = evhttp_request_get_input_headers(request)?.pointee.tqh_first
+        while let field = entry {
+            if let key = field.pointee.key, let value = field.pointee.value {
+                headers.add(String(cString: key), String(cString: value))
+            }
+            entry = field.pointee.next.tqe_next
+        }
+        var body: [UInt8] = []
+        if let buffer = evhttp_request_get_input_buffer(request) {
+            let length = evbuffer_get_length(buffer)
+            body = [UInt8](unsafeUninitializedCapacity: length) { bytes, count in
+                count = length == 0 ? 0 : Int(evbuffer_remove(buffer, bytes.baseAddress, length))
+            }
+        }
+        if let encoding = headers["Content-Encoding"]?.trimmingSpaces(), HTTPHeaders.sameName(encoding, "gzip") {
+            do {
+                body = try Gzip.decompress(body, maxBytes: maxBytes)
+            } catch .tooLarge {
+                return .failure(.responseTooLarge(limit: maxBytes))
+            } catch {
+                return .failure(.invalidResponse("the gzip body is corrupt"))
+            }
+            headers.remove("Content-Encoding")
+            headers.set("Content-Length", String(body.count))
+        }
+        return .success(OriginResponse(status: status, headers: headers, body: body))
+    }
+
+    fileprivate func deadlinePassed(_ exchange: OriginExchange) {
+        exchange.deadlineTimer.map { event_free($0) }
+        exchange.deadlineTimer = nil
+        abandon(exchange, .timedOut)
+    }
+
+    fileprivate func connectTimerFired(_ exchange: OriginExchange) {
+        exchange.connectTimer.map { event_free($0) }
+        exchange.connectTimer = nil
+        if let connection = exchange.connection, connection.isConnected { return }
+        abandon(exchange, .connectFailed("no connection within \(configuration.connectTimeout)"))
+    }
+
+    /// Gives up on `exchange` wherever it is: waiting, or with a request on a connection
+    /// (cancelled; libevent then calls nothing back and resets the connection).
+    private func abandon(_ exchange: OriginExchange, _ failure: OriginFailure) {
+        if let waiter = exchange.waiterID, state.cancelWaiter(waiter) {
+            waiters[waiter] = nil
+            exchange.waiterID = nil
+        }
+        if let request = exchange.pending {
+            evhttp_cancel_request(request)
+            exchange.pending = nil
+        }
+        if let connection = exchange.connection {
+            exchange.connection = nil
+            connection.served += 1
+            release(connection, reusable: false)
+        }
+        complete(exchange, .failure(failure))
+    }
+
+    fileprivate func connectionClosed(_ connection: OriginConnection) {
+        if state.idleConnectionClosed(connection.id) {
+            close(connection)
+        }
+    }
+
+    fileprivate func expireIdle() {
+        for id in state.expireIdle(now: .now) {
+            if let connection = connections[id] { close(connection) }
+        }
+    }
+
+    // MARK: pool actions
+
+    private func release(_ connection: OriginConnection, reusable: Bool) {
+        switch state.release(connection.id, reusable: reusable, now: .now) {
+        case .park:
+            break
+        case .handOver(_, let waiter):
+            guard let next = waiters.removeValue(forKey: waiter) else { return }
+            next.waiterID = nil
+            run(next, on: connection)
+        case .close:
+            close(connection)
+        case .closeAndOpen(_, let replacement, let waiter):
+            close(connection)
+            guard let next = waiters.removeValue(forKey: waiter) else { return }
+            next.waiterID = nil
+            run(next, on: open(replacement))
+        }
+    }
+
+    /// Frees the connection on a later loop turn: libevent may be inside one of its
+    /// callbacks now, and freeing there is unsafe.
+    private func close(_ connection: OriginConnection) {
+        connections[connection.id] = nil
+        evhttp_connection_set_closecb(connection.evcon, nil, nil)
+        let evcon = UnsafeSendablePointer(connection.evcon)
+        loop.post { evhttp_connection_free(evcon.pointer) }
+    }
+
+    private func complete(_ exchange: OriginExchange, _ result: Result<OriginResponse, OriginFailure>) {
+        if exchange.pending == nil {
+            exchanges[ObjectIdentifier(exchange)] = nil
+        }
+        exchange.finish(result)
+    }
+
+    private func startTimer(
+        after delay: Duration, for exchange: OriginExchange,
+        callback: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void
+    ) -> OpaquePointer? {
+        // Unmanaged: passUnretained. The exchange frees its timers when it finishes, and the
+        // pool keeps it alive until then.
+        let timer = event_new(loop.base, -1, 0, callback, Unmanaged.passUnretained(exchange).toOpaque())
+        var tv = timeval(delay)
+        event_add(timer, &tv)
+        return timer
+    }
+
+    /// Closes every connection and stops the expiry timer. On the loop thread, with no
+    /// request in flight.
+    func close() {
+        if let expiryTimer { event_free(expiryTimer) }
+        expiryTimer = nil
+        for connection in connections.values {
+            evhttp_connection_set_closecb(connection.evcon, nil, nil)
+            evhttp_connection_free(connection.evcon)
+        }
+        connections = [:]
+    }
+}
+
+// MARK: C callbacks, on the loop thread. Each context is an unretained pointer whose object
+// the pool keeps alive (see OriginExchange and OriginConnection).
+
+/// evhttp's request callback: a response (`request` with a status) or a failure.
+private func originRequestCallback(_ request: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+    let exchange = Unmanaged<OriginExchange>.fromOpaque(context!).takeUnretainedValue()
+    exchange.pool?.requestFinished(exchange, request)
+}
+
+/// evhttp's error callback; runs just before the request callback of a failed request.
+private func originRequestErrorCallback(_ error: evhttp_request_error, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<OriginExchange>.fromOpaque(context!).takeUnretainedValue().error = error
+}
+
+/// The response's headers have arrived; returning 0 lets evhttp read the body.
+private func originResponseHeaderCallback(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) -> Int32 {
+    Unmanaged<OriginExchange>.fromOpaque(context!).takeUnretainedValue().headersReceived = true
+    return 0
+}
+
+private func originDeadlineCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    let exchange = Unmanaged<OriginExchange>.fromOpaque(context!).takeUnretainedValue()
+    exchange.pool?.deadlinePassed(exchange)
+}
+
+private func originConnectCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    let exchange = Unmanaged<OriginExchange>.fromOpaque(context!).takeUnretainedValue()
+    exchange.pool?.connectTimerFired(exchange)
+}
+
+private func originConnectionClosedCallback(_: OpaquePointer?, _ context: UnsafeMutableRawPointer?) {
+    let connection = Unmanaged<OriginConnection>.fromOpaque(context!).takeUnretainedValue()
+    connection.pool?.connectionClosed(connection)
+}
+
+private func originPoolExpiryCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<OriginPool>.fromOpaque(context!).takeUnretainedValue().expireIdle()
+}
+
+/// An OpaquePointer carried in a job posted to the loop that owns it.
+struct UnsafeSendablePointer: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
