@@ -39,4 +39,14 @@ static inline int cevent_inflate_init2(z_streamp strm, int windowBits) {
     return inflateInit2(strm, windowBits);
 }
 
+// SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
+static inline long cevent_ssl_ctx_min_tls12(SSL_CTX *ctx) {
+    return SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+}
+
+// SSL_set_tlsext_host_name is a macro over SSL_ctrl; Swift cannot import it.
+static inline long cevent_ssl_set_sni(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+
 #endif

@@ -4,7 +4,7 @@ enum EnvironmentOptions {
     /// The options that have an environment variable: the flag without `--`.
     static let names = [
         "host", "port", "threads", "origin", "max-body-bytes", "max-header-bytes", "idle-timeout",
-        "shutdown-grace", "gzip-min-bytes", "log-level",
+        "shutdown-grace", "gzip-min-bytes", "tls-cert", "tls-key", "log-level",
     ]
 
     /// `GATEWAY_` and the flag name in upper case with `_` for `-`.

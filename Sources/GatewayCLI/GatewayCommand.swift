@@ -41,6 +41,12 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Smallest response body that is gzipped, in bytes. (env: GATEWAY_GZIP_MIN_BYTES)")
     var gzipMinBytes: Int = 1024
 
+    @Option(help: "PEM certificate chain: serve HTTPS instead of HTTP (with --tls-key). (env: GATEWAY_TLS_CERT)")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key for --tls-cert. (env: GATEWAY_TLS_KEY)")
+    var tlsKey: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical. (env: GATEWAY_LOG_LEVEL)")
     var logLevel: String = "info"
 
@@ -55,6 +61,9 @@ struct GatewayCommand: ParsableCommand {
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together.")
+        }
         if let origin {
             guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
                 url.host != nil
@@ -63,6 +72,17 @@ struct GatewayCommand: ParsableCommand {
     }
 
     /// The server settings these options describe.
+    ///
+    /// - Throws: `TransportError` when the TLS certificate or key cannot be loaded.
+    func makeConfiguration() throws(TransportError) -> GatewayConfiguration {
+        var configuration = gatewayConfiguration
+        if let tlsCert, let tlsKey {
+            configuration.tls = try TLSContext.server(certificateFile: tlsCert, privateKeyFile: tlsKey)
+        }
+        return configuration
+    }
+
+    /// The settings that need no file access.
     var gatewayConfiguration: GatewayConfiguration {
         var configuration = GatewayConfiguration()
         configuration.host = host
@@ -86,16 +106,16 @@ struct GatewayCommand: ParsableCommand {
         }
         defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "gateway")
-        let server = GatewayServer(configuration: gatewayConfiguration, router: GatewayApplication.router(), logger: logger)
         do {
+            let server = GatewayServer(configuration: try makeConfiguration(), router: GatewayApplication.router(), logger: logger)
             try server.start()
+            let signal = TerminationSignal.wait()
+            logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
+            server.shutdown()
         } catch {
             logger.critical("cannot start", metadata: ["error": .string(error.description)])
             LogWriter.standardError.flush()
             throw ExitCode.failure
         }
-        let signal = TerminationSignal.wait()
-        logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
-        server.shutdown()
     }
 }

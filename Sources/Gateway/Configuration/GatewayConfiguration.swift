@@ -24,6 +24,8 @@ public struct GatewayConfiguration: Sendable {
     public var listenBacklog: Int = 1024
     /// When and how responses are gzipped.
     public var compression = ResponseCompression()
+    /// Serve HTTPS with this server context instead of plain HTTP.
+    public var tls: TLSContext?
     /// Bodies at least this large are compressed off the loop thread.
     public var offloadCompressionBytes: Int = 64 * 1024
 

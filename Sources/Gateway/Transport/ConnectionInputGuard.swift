@@ -21,11 +21,20 @@ final class ConnectionInputGuard {
         var state = RequestHeadScanner()
     }
 
-    /// A new socket bufferevent for evhttp, with the scanner attached. On the loop thread.
-    func makeBufferevent(base: OpaquePointer) -> OpaquePointer? {
-        guard let bufferevent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
-            return nil
+    /// A new bufferevent for evhttp (plain, or TLS when `tls` is a server context), with the
+    /// scanner attached to its (decrypted) input. On the loop thread.
+    func makeBufferevent(base: OpaquePointer, tls: TLSContext?) -> OpaquePointer? {
+        let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)
+        let created: OpaquePointer?
+        if let tls {
+            guard let ssl = tls.makeServerSSL() else { return nil }
+            // The bufferevent owns `ssl` from here; evhttp gives it the socket with setfd.
+            created = bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_ACCEPTING, options)
+            if created == nil { SSL_free(ssl) }
+        } else {
+            created = bufferevent_socket_new(base, -1, options)
         }
+        guard let bufferevent = created else { return nil }
         let scanner = Scanner()
         scanners[UnsafeMutableRawPointer(bufferevent)] = scanner
         // Unmanaged: passUnretained. `scanners` keeps the scanner until this bufferevent's
@@ -72,5 +81,6 @@ private func connectionInputCallback(
 /// (see HTTPFront.init).
 func connectionBuffereventCallback(_ base: OpaquePointer?, _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
     guard let base, let context else { return nil }
-    return Unmanaged<HTTPFront>.fromOpaque(context).takeUnretainedValue().inputGuard.makeBufferevent(base: base)
+    let front = Unmanaged<HTTPFront>.fromOpaque(context).takeUnretainedValue()
+    return front.inputGuard.makeBufferevent(base: base, tls: front.core.configuration.tls)
 }

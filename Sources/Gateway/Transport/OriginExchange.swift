@@ -65,6 +65,14 @@ final class OriginConnection {
         self.evcon = evcon
     }
 
+    /// OpenSSL's reason when this is a TLS connection that failed in OpenSSL (a certificate
+    /// that does not verify, a handshake failure); nil otherwise.
+    func tlsFailure() -> String? {
+        guard let bufferevent = evhttp_connection_get_bufferevent(evcon) else { return nil }
+        let code = bufferevent_get_openssl_error(bufferevent)
+        return code == 0 ? nil : TLSContext.errorText(code)
+    }
+
     /// Whether the socket has finished connecting (used when the connect timer fires).
     var isConnected: Bool {
         guard let bufferevent = evhttp_connection_get_bufferevent(evcon) else { return false }

@@ -7,6 +7,7 @@ final class OriginPool {
     let endpoint: OriginEndpoint
     private let loop: EventLoop
     private let dns: OpaquePointer?
+    private let tls: TLSContext?
     private let configuration: OriginClientConfiguration
     private var state: OriginPoolState
     private var connections: [OriginPoolState.ConnectionID: OriginConnection] = [:]
@@ -15,10 +16,11 @@ final class OriginPool {
     private var exchanges: [ObjectIdentifier: OriginExchange] = [:]
     private var expiryTimer: OpaquePointer?
 
-    init(endpoint: OriginEndpoint, loop: EventLoop, dns: OpaquePointer?, configuration: OriginClientConfiguration) {
+    init(endpoint: OriginEndpoint, loop: EventLoop, dns: OpaquePointer?, tls: TLSContext?, configuration: OriginClientConfiguration) {
         self.endpoint = endpoint
         self.loop = loop
         self.dns = dns
+        self.tls = tls
         self.configuration = configuration
         state = OriginPoolState(
             configuration: .init(
@@ -46,7 +48,7 @@ final class OriginPool {
         case .use(let id):
             run(exchange, on: connections[id]!)
         case .open(let id):
-            run(exchange, on: open(id))
+            start(exchange, onNew: id)
         case .wait(let waiter):
             exchange.waiterID = waiter
             waiters[waiter] = exchange
@@ -55,10 +57,46 @@ final class OriginPool {
         }
     }
 
-    private func open(_ id: OriginPoolState.ConnectionID) -> OriginConnection {
-        // evhttp resolves through `dns` without blocking; a nil base would block the loop,
-        // so OriginClient always passes one.
-        let evcon = evhttp_connection_base_new(loop.base, dns, endpoint.host, UInt16(endpoint.port))!
+    /// Opens connection `id` and runs `exchange` on it; when the connection cannot even be
+    /// set up (no TLS context for https, OpenSSL out of memory), the exchange fails.
+    private func start(_ exchange: OriginExchange, onNew id: OriginPoolState.ConnectionID) {
+        if let connection = open(id) {
+            run(exchange, on: connection)
+            return
+        }
+        if case .closeAndOpen(_, let replacement, let waiter) = state.release(id, reusable: false, now: .now),
+            let next = waiters.removeValue(forKey: waiter)
+        {
+            next.waiterID = nil
+            start(next, onNew: replacement)
+        }
+        complete(exchange, .failure(.connectFailed(tls == nil ? "https needs a TLS context" : "cannot set up TLS")))
+    }
+
+    private func open(_ id: OriginPoolState.ConnectionID) -> OriginConnection? {
+        // evhttp resolves through `dns` without blocking; OriginClient always passes one.
+        let evcon: OpaquePointer
+        switch endpoint.scheme {
+        case .http:
+            guard let plain = evhttp_connection_base_new(loop.base, dns, endpoint.host, UInt16(endpoint.port)) else { return nil }
+            evcon = plain
+        case .https:
+            guard let tls, let ssl = tls.makeClientSSL(host: endpoint.host) else { return nil }
+            let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue)
+            // The bufferevent owns `ssl` from here (BEV_OPT_CLOSE_ON_FREE frees it).
+            guard let bufferevent = bufferevent_openssl_socket_new(loop.base, -1, ssl, BUFFEREVENT_SSL_CONNECTING, options) else {
+                SSL_free(ssl)
+                return nil
+            }
+            // Origins often close TLS without close_notify; that is not an error here.
+            bufferevent_openssl_set_allow_dirty_shutdown(bufferevent, 1)
+            guard let secure = evhttp_connection_base_bufferevent_new(loop.base, dns, bufferevent, endpoint.host, UInt16(endpoint.port))
+            else {
+                bufferevent_free(bufferevent)
+                return nil
+            }
+            evcon = secure
+        }
         // libevent's own timeout bounds connecting and every wait for the socket; ours (the
         // deadline) is shorter overall, so the failure we report is the deadline's.
         var timeout = timeval(configuration.requestTimeout + .seconds(1))
@@ -144,8 +182,9 @@ final class OriginPool {
         exchange.connection = nil
         connection.served += 1
         guard let request, evhttp_request_get_response_code(request) != 0 else {
-            let failure = Self.failure(
+            var failure = Self.failure(
                 for: exchange.error, freshConnection: !exchange.connectionWasReused, maxBytes: configuration.maxResponseBytes)
+            if let reason = connection.tlsFailure() { failure = .connectFailed("TLS: \(reason)") }
             release(connection, reusable: false)
             if exchange.attempt == 0 && exchange.request.isIdempotent && exchange.connectionWasReused
                 && !exchange.headersReceived && failure == .connectionLost
@@ -158,7 +197,10 @@ final class OriginPool {
             return
         }
         let result = Self.response(from: request, maxBytes: configuration.maxResponseBytes)
-        release(connection, reusable: true)
+        // After `Connection: close` evhttp would reconnect this connection for the next
+        // request, reusing its SSL object, which fails (libevent#975): use a new one instead.
+        let closing = (try? result.get())?.headers["Connection"].map { HTTPHeaders.sameName($0.trimmingSpaces(), "close") } ?? false
+        release(connection, reusable: !closing)
         complete(exchange, result)
     }
 
@@ -266,7 +308,7 @@ final class OriginPool {
             close(connection)
             guard let next = waiters.removeValue(forKey: waiter) else { return }
             next.waiterID = nil
-            run(next, on: open(replacement))
+            start(next, onNew: replacement)
         }
     }
 

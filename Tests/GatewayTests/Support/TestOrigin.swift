@@ -16,8 +16,9 @@ final class TestOrigin: Sendable {
         func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
     }
 
-    init() throws {
+    init(tls: TLSContext? = nil) throws {
         var configuration = GatewayConfiguration()
+        configuration.tls = tls
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.threads = 1
@@ -81,6 +82,9 @@ final class TestOrigin: Sendable {
 
     var endpoint: OriginEndpoint { try! OriginEndpoint(url: "http://127.0.0.1:\(server.port)") }
 
+    /// The https endpoint at `host` (a name or address the certificate must carry).
+    func secureEndpoint(host: String) -> OriginEndpoint { try! OriginEndpoint(url: "https://\(host):\(server.port)") }
+
     func hits(_ key: String) -> Int { hits.count(key) }
 
     func shutdown() { server.shutdown() }
@@ -91,11 +95,11 @@ final class TestOriginClient: Sendable {
     let loop: EventLoop
     let client: OriginClient
 
-    init(_ configure: (inout OriginClientConfiguration) -> Void = { _ in }) throws {
+    init(tls: TLSContext? = nil, _ configure: (inout OriginClientConfiguration) -> Void = { _ in }) throws {
         var configuration = OriginClientConfiguration()
         configure(&configuration)
         loop = try EventLoop(name: "test-origin-client")
-        client = OriginClient(loop: loop, configuration: configuration)
+        client = OriginClient(loop: loop, configuration: configuration, tls: tls)
         loop.start()
     }
 

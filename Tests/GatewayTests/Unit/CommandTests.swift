@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func refusesBadValues() {
-        for arguments in [["--port", "70000"], ["--threads", "0"], ["--origin", "ftp://x"], ["--origin", "not a url"], ["--log-level", "loud"], ["--max-body-bytes", "0"]] {
+        for arguments in [["--tls-cert", "c.pem"], ["--tls-key", "k.pem"], ["--port", "70000"], ["--threads", "0"], ["--origin", "ftp://x"], ["--origin", "not a url"], ["--log-level", "loud"], ["--max-body-bytes", "0"]] {
             #expect(throws: (any Error).self, "\(arguments)") { try GatewayCommand.parse(arguments) }
         }
     }
