@@ -107,7 +107,10 @@ struct GatewayCommand: ParsableCommand {
         defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "gateway")
         do {
-            let server = GatewayServer(configuration: try makeConfiguration(), router: GatewayApplication.router(), logger: logger)
+            let metrics = GatewayMetrics()
+            let server = GatewayServer(
+                configuration: try makeConfiguration(), router: GatewayApplication.router(metrics: metrics), logger: logger,
+                metrics: metrics)
             try server.start()
             let signal = TerminationSignal.wait()
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])

@@ -4,7 +4,8 @@ import Logging
 ///
 /// Unknown paths get 404; a known path with another method gets 405 with `Allow`. `HEAD`
 /// runs the `GET` handler (the transport sends no body), and `OPTIONS` on a known path
-/// answers 204 with `Allow` unless a route takes `OPTIONS` itself.
+/// answers 204 with `Allow` unless a route takes `OPTIONS` itself. A router with an
+/// `unmatched` handler gives it every request that would get the 404 or the 405 instead.
 public struct Router: Sendable {
     struct Route: Sendable {
         let method: HTTPMethod
@@ -12,14 +13,19 @@ public struct Router: Sendable {
         let handler: RouteHandler
     }
 
-    enum Match {
-        case found(RouteHandler, parameters: [String: String])
-        case options(allowed: [HTTPMethod])
-        case methodNotAllowed(allowed: [HTTPMethod])
+    enum Match: Sendable {
+        case found(RouteHandler, parameters: [String: String], pattern: String)
+        case options(allowed: [HTTPMethod], pattern: String)
+        case methodNotAllowed(allowed: [HTTPMethod], pattern: String)
         case notFound
     }
 
     private var routes: [Route] = []
+
+    /// Answers the requests no route takes (instead of 404, and of 405 on a known path), with
+    /// an empty `parameters`. For servers that must see every request, such as a test origin
+    /// that counts what it was sent; the gateway itself leaves it nil.
+    public var unmatched: RouteHandler?
 
     public init() {}
 
@@ -32,35 +38,70 @@ public struct Router: Sendable {
     func match(_ method: HTTPMethod, path: String) -> Match {
         guard let segments = PathPattern.split(path) else { return .notFound }
         var allowed: [HTTPMethod] = []
+        var matchedPattern: String?
         for route in routes {
             guard let parameters = route.pattern.match(segments) else { continue }
             if route.method == method || (method == .head && route.method == .get) {
-                return .found(route.handler, parameters: parameters)
+                return .found(route.handler, parameters: parameters, pattern: route.pattern.description)
             }
             allowed.append(route.method)
+            matchedPattern = matchedPattern ?? route.pattern.description
         }
-        guard !allowed.isEmpty else { return .notFound }
+        guard let pattern = matchedPattern else { return .notFound }
         if allowed.contains(.get) { allowed.append(.head) }
         allowed.append(.options)
         let ordered = HTTPMethod.allCases.filter(allowed.contains)
-        return method == .options ? .options(allowed: ordered) : .methodNotAllowed(allowed: ordered)
+        return method == .options ? .options(allowed: ordered, pattern: pattern) : .methodNotAllowed(allowed: ordered, pattern: pattern)
     }
 
-    /// Routes `request` and answers through `responder` exactly once.
-    ///
-    /// Called on the loop thread that owns the request. `logger` is the server's; the
-    /// request's id is added where a handler logs.
-    public func dispatch(_ request: GatewayRequest, logger: Logger, responder: Responder) {
-        switch match(request.method, path: request.path) {
-        case .found(let handler, let parameters):
-            let context = RouteContext(parameters: parameters, requestID: request.requestID, logger: logger)
-            handler.run(request, context: context, responder: responder)
-        case .options(let allowed):
-            responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))
-        case .methodNotAllowed(let allowed):
-            responder.fail(GatewayError.methodNotAllowed(request.method, allowed: allowed))
-        case .notFound:
-            responder.fail(GatewayError.notFound())
+    /// What routing decided for one request: a label for metrics and logs, and the work
+    /// that answers it.
+    public struct Resolution: Sendable {
+        /// The route's pattern (`/v1/products/{id}`), or `unmatched` for a 404: never the
+        /// raw path, so clients cannot multiply metric label values.
+        public let label: String
+        fileprivate let match: Match
+        fileprivate let unmatched: RouteHandler?
+
+        /// Answers through `responder` exactly once. On the loop thread that owns the
+        /// request.
+        public func run(_ request: GatewayRequest, logger: Logger, responder: Responder) {
+            switch match {
+            case .found(let handler, let parameters, _):
+                let context = RouteContext(parameters: parameters, requestID: request.requestID, logger: logger)
+                handler.run(request, context: context, responder: responder)
+            case .options(let allowed, _):
+                responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))
+            case .methodNotAllowed(let allowed, _):
+                if let unmatched {
+                    unmatched.run(request, context: RouteContext(requestID: request.requestID, logger: logger), responder: responder)
+                } else {
+                    responder.fail(GatewayError.methodNotAllowed(request.method, allowed: allowed))
+                }
+            case .notFound:
+                if let unmatched {
+                    unmatched.run(request, context: RouteContext(requestID: request.requestID, logger: logger), responder: responder)
+                } else {
+                    responder.fail(GatewayError.notFound())
+                }
+            }
         }
+    }
+
+    /// Finds what answers `request`, without running it.
+    public func resolve(_ request: GatewayRequest) -> Resolution {
+        let match = match(request.method, path: request.path)
+        let label: String
+        switch match {
+        case .found(_, _, let pattern), .options(_, let pattern), .methodNotAllowed(_, let pattern): label = pattern
+        case .notFound: label = "unmatched"
+        }
+        return Resolution(label: label, match: match, unmatched: unmatched)
+    }
+
+    /// Routes `request` and answers through `responder` exactly once. On the loop thread
+    /// that owns the request.
+    public func dispatch(_ request: GatewayRequest, logger: Logger, responder: Responder) {
+        resolve(request).run(request, logger: logger, responder: responder)
     }
 }

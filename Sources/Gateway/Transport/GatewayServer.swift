@@ -17,8 +17,10 @@ public final class GatewayServer: Sendable {
         var stopped = false
     }
 
-    public init(configuration: GatewayConfiguration, router: Router, logger: Logger) {
-        core = ServerCore(configuration: configuration, router: router, logger: logger)
+    /// - Parameter metrics: where request metrics go; the router's `/metrics` route should
+    ///   render the same instance.
+    public init(configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics = GatewayMetrics()) {
+        core = ServerCore(configuration: configuration, router: router, logger: logger, metrics: metrics)
     }
 
     /// The port the server listens on; meaningful after `start`.

@@ -16,6 +16,8 @@ final class HTTPFront: @unchecked Sendable {
     let scratch: OpaquePointer
     /// Scans each connection's input for NULs in request heads before evhttp parses it.
     let inputGuard = ConnectionInputGuard()
+    /// This loop's request metric handles.
+    let requestMetrics: RequestMetrics
 
     static let allowedMethods: UInt16 = {
         let all: [evhttp_cmd_type] = [
@@ -29,6 +31,7 @@ final class HTTPFront: @unchecked Sendable {
     init(loop: EventLoop, core: ServerCore, socket: Int32) throws(TransportError) {
         self.loop = loop
         self.core = core
+        requestMetrics = RequestMetrics(metrics: core.metrics)
         guard let http = evhttp_new(loop.base), let scratch = evbuffer_new() else {
             throw TransportError("evhttp_new failed")
         }
@@ -99,7 +102,9 @@ final class HTTPFront: @unchecked Sendable {
         let gatewayRequest = GatewayRequest(
             method: method, path: path, query: query, headers: headers, body: body, requestID: requestID,
             peer: Self.peer(of: request))
-        core.router.dispatch(gatewayRequest, logger: core.logger, responder: responder)
+        let resolution = core.router.resolve(gatewayRequest)
+        exchange.route = resolution.label
+        resolution.run(gatewayRequest, logger: core.logger, responder: responder)
     }
 
     private static func readHeaders(_ request: OpaquePointer) -> HTTPHeaders {

@@ -9,16 +9,18 @@ public final class OriginClient: @unchecked Sendable {
     public let loop: EventLoop
     private let configuration: OriginClientConfiguration
     private let tls: TLSContext?
+    private let metrics: GatewayMetrics?
     /// Owned by this client; freed in close().
     private var dns: OpaquePointer?
     private var pools: [OriginEndpoint: OriginPool] = [:]
 
     /// Creates the client for `loop`. Call before the loop starts, or on its thread. `tls`
     /// (a client context) is needed for https origins.
-    init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext?) {
+    init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext?, metrics: GatewayMetrics? = nil) {
         self.loop = loop
         self.configuration = configuration
         self.tls = tls
+        self.metrics = metrics
         // Reads /etc/resolv.conf once, here, at set-up; lookups never block afterwards.
         dns = evdns_base_new(loop.base, EVDNS_BASE_INITIALIZE_NAMESERVERS)
             ?? evdns_base_new(loop.base, 0)
@@ -50,7 +52,7 @@ public final class OriginClient: @unchecked Sendable {
 
     private func pool(for endpoint: OriginEndpoint) -> OriginPool {
         if let pool = pools[endpoint] { return pool }
-        let pool = OriginPool(endpoint: endpoint, loop: loop, dns: dns, tls: tls, configuration: configuration)
+        let pool = OriginPool(endpoint: endpoint, loop: loop, dns: dns, tls: tls, metrics: metrics, configuration: configuration)
         pools[endpoint] = pool
         return pool
     }

@@ -8,6 +8,7 @@ import CEvent
 /// unretained pointer to it.
 final class OriginExchange {
     let request: OriginRequest
+    let started = ContinuousClock.now
     weak var pool: OriginPool?
     private let completion: (Result<OriginResponse, OriginFailure>) -> Void
 

@@ -8,6 +8,7 @@ final class OriginPool {
     private let loop: EventLoop
     private let dns: OpaquePointer?
     private let tls: TLSContext?
+    private let metrics: GatewayMetrics?
     private let configuration: OriginClientConfiguration
     private var state: OriginPoolState
     private var connections: [OriginPoolState.ConnectionID: OriginConnection] = [:]
@@ -16,11 +17,15 @@ final class OriginPool {
     private var exchanges: [ObjectIdentifier: OriginExchange] = [:]
     private var expiryTimer: OpaquePointer?
 
-    init(endpoint: OriginEndpoint, loop: EventLoop, dns: OpaquePointer?, tls: TLSContext?, configuration: OriginClientConfiguration) {
+    init(
+        endpoint: OriginEndpoint, loop: EventLoop, dns: OpaquePointer?, tls: TLSContext?, metrics: GatewayMetrics?,
+        configuration: OriginClientConfiguration
+    ) {
         self.endpoint = endpoint
         self.loop = loop
         self.dns = dns
         self.tls = tls
+        self.metrics = metrics
         self.configuration = configuration
         state = OriginPoolState(
             configuration: .init(
@@ -325,7 +330,23 @@ final class OriginPool {
         if exchange.pending == nil {
             exchanges[ObjectIdentifier(exchange)] = nil
         }
+        if let metrics, !exchange.finished {
+            metrics.originRequest(outcome: Self.outcome(result), duration: .now - exchange.started)
+        }
         exchange.finish(result)
+    }
+
+    /// The metric label for a result: the status code, or the failure's kind.
+    private static func outcome(_ result: Result<OriginResponse, OriginFailure>) -> String {
+        switch result {
+        case .success(let response): String(response.status)
+        case .failure(.connectFailed): "connect_failed"
+        case .failure(.timedOut): "timeout"
+        case .failure(.connectionLost): "connection_lost"
+        case .failure(.invalidResponse): "invalid_response"
+        case .failure(.responseTooLarge): "too_large"
+        case .failure(.overloaded): "overloaded"
+        }
     }
 
     private func startTimer(

@@ -7,14 +7,16 @@ final class ServerCore: Sendable {
     let configuration: GatewayConfiguration
     let router: Router
     let logger: Logger
+    let metrics: GatewayMetrics
     /// Requests read but not answered yet, across all loops.
     let inFlight = Atomic<Int>(0)
     /// Set when shutdown begins: replies then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
 
-    init(configuration: GatewayConfiguration, router: Router, logger: Logger) {
+    init(configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        self.metrics = metrics
     }
 }

@@ -20,6 +20,8 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     private let acceptsGzip: Bool
     private let started: ContinuousClock.Instant
     private let delivered = Atomic<Bool>(false)
+    /// The route label for metrics; set on the loop before the handler runs.
+    var route = "malformed"
 
     init(
         request: OpaquePointer, front: HTTPFront, method: HTTPMethod, path: String, requestID: String,
@@ -42,6 +44,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         }
         var response = response
         response.headers.set(RequestID.headerName, requestID)
+        let uncompressedBytes = response.body.count
         let compression = front.core.configuration.compression
         let compress = compression.prepare(&response, acceptsGzip: acceptsGzip)
         let loop = front.loop
@@ -52,17 +55,17 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
                 var ready = uncompressed
                 compression.compress(&ready)
                 let compressed = ready
-                loop.post { self.write(compressed) }
+                loop.post { self.write(compressed, uncompressedBytes: uncompressedBytes) }
             }
             return
         }
         if compress { compression.compress(&response) }
         let ready = response
-        loop.execute { self.write(ready) }
+        loop.execute { self.write(ready, uncompressedBytes: uncompressedBytes) }
     }
 
     /// Writes the reply. On the loop thread, once.
-    private func write(_ response: GatewayResponse) {
+    private func write(_ response: GatewayResponse, uncompressedBytes: Int) {
         guard let request else { return }
         self.request = nil
         let core = front.core
@@ -90,6 +93,10 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         evhttp_send_reply(request, Int32(response.status), ReasonPhrase.for(response.status), front.scratch)
         core.inFlight.subtract(1, ordering: .relaxed)
         let elapsed = ContinuousClock.now - started
+        front.requestMetrics.record(
+            route: route, method: method, status: response.status, duration: elapsed,
+            sentBytes: method == .head ? 0 : response.body.count, uncompressedBytes: method == .head ? 0 : uncompressedBytes,
+            gzip: response.headers.contains("Content-Encoding"))
         core.logger.info(
             "\(method.rawValue) \(path) \(response.status)",
             metadata: [

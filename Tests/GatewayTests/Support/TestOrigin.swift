@@ -95,11 +95,11 @@ final class TestOriginClient: Sendable {
     let loop: EventLoop
     let client: OriginClient
 
-    init(tls: TLSContext? = nil, _ configure: (inout OriginClientConfiguration) -> Void = { _ in }) throws {
+    init(tls: TLSContext? = nil, metrics: GatewayMetrics? = nil, _ configure: (inout OriginClientConfiguration) -> Void = { _ in }) throws {
         var configuration = OriginClientConfiguration()
         configure(&configuration)
         loop = try EventLoop(name: "test-origin-client")
-        client = OriginClient(loop: loop, configuration: configuration, tls: tls)
+        client = OriginClient(loop: loop, configuration: configuration, tls: tls, metrics: metrics)
         loop.start()
     }
 

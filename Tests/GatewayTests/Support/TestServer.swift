@@ -10,7 +10,8 @@ struct TestServer {
     /// Starts `router` (the gateway's own routes when nil) with `configure` applied to a
     /// loopback configuration, runs `body`, and shuts the server down whatever happens.
     static func with<T>(
-        router: Router? = nil, threads: Int = 2, configure: (inout GatewayConfiguration) -> Void = { _ in },
+        router: Router? = nil, metrics: GatewayMetrics = GatewayMetrics(), threads: Int = 2,
+        configure: (inout GatewayConfiguration) -> Void = { _ in },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         var configuration = GatewayConfiguration()
@@ -21,7 +22,9 @@ struct TestServer {
         configure(&configuration)
         var logger = Logger(label: "test-gateway")
         logger.logLevel = .warning
-        let server = GatewayServer(configuration: configuration, router: router ?? GatewayApplication.router(), logger: logger)
+        let server = GatewayServer(
+            configuration: configuration, router: router ?? GatewayApplication.router(metrics: metrics), logger: logger,
+            metrics: metrics)
         try server.start()
         defer { server.shutdown() }
         return try await body(TestServer(server: server))
@@ -31,8 +34,8 @@ struct TestServer {
 
 /// Routes the transport tests need besides the gateway's own.
 enum TestRoutes {
-    static func router() -> Router {
-        var router = GatewayApplication.router()
+    static func router(metrics: GatewayMetrics = GatewayMetrics()) -> Router {
+        var router = GatewayApplication.router(metrics: metrics)
         router.add(.post, "/echo", .immediate { request, _ in
             GatewayResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body)
         })

@@ -1,0 +1,59 @@
+import CoreMetrics
+import Prometheus
+
+/// The gateway's metrics, through swift-metrics into a Prometheus registry of its own (one
+/// per server, so tests and embedded servers do not share counters).
+///
+/// Thread-safe. Hot paths do not look metrics up here per request: each loop keeps its
+/// handles in a `RequestMetrics`.
+public final class GatewayMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    let factory: PrometheusMetricsFactory
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+            .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+    }
+
+    func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
+    }
+
+    func timer(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Timer {
+        CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
+    }
+
+    /// Counts one cache event (`hit`, `miss`, `stale`, `eviction`, …) of `cache`.
+    public func cacheEvent(_ event: String, cache: String) {
+        counter("gateway_cache_events_total", [("cache", cache), ("event", event)]).increment()
+    }
+
+    /// Counts one request to the origin: `outcome` is the status code or the failure's
+    /// kind (`timeout`, `connect_failed`, …).
+    func originRequest(outcome: String, duration: Duration) {
+        counter("gateway_origin_requests_total", [("outcome", outcome)]).increment()
+        timer("gateway_origin_request_duration_seconds").recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// The Prometheus text exposition (format 0.0.4) of every metric.
+    public func render() -> [UInt8] {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(16 * 1024)
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}
+
+extension Duration {
+    /// The whole nanoseconds in this duration.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
