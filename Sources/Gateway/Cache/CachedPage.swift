@@ -1,0 +1,58 @@
+/// One cached answer: the final contract bytes, as identity and (when worth it) gzip, with
+/// a strong ETag per representation. A hit writes these bytes and does nothing else.
+public struct CachedPage: Sendable, Equatable {
+    /// 200, or 404 for a short negative entry.
+    public let status: Int
+    public let contentType: String
+    public let identity: [UInt8]
+    /// The gzip representation; nil when the body is too small to be worth it.
+    public let gzip: [UInt8]?
+    /// Strong validator of the identity bytes, quoted (`"3f2a…"`).
+    public let etag: String
+    /// Strong validator of the gzip bytes: the identity tag with `-gzip` before the quote.
+    public var gzipETag: String { String(etag.dropLast()) + "-gzip\"" }
+    public let storedAt: ContinuousClock.Instant
+    /// How long it is fresh.
+    public let timeToLive: Duration
+
+    public init(
+        status: Int, contentType: String, identity: [UInt8], gzip: [UInt8]?, storedAt: ContinuousClock.Instant,
+        timeToLive: Duration
+    ) {
+        self.status = status
+        self.contentType = contentType
+        self.identity = identity
+        self.gzip = gzip
+        self.etag = EntityTag.strong(for: identity)
+        self.storedAt = storedAt
+        self.timeToLive = timeToLive
+    }
+
+    /// Bytes it holds against the cache's budget (bodies plus a fixed allowance for the
+    /// entry's bookkeeping).
+    var cost: Int { identity.count + (gzip?.count ?? 0) + 256 }
+
+    /// Whether `ifNoneMatch` (a request header value) names this page, in either
+    /// representation: `*`, or any listed tag, compared weakly as RFC 9110 §13.1.2 asks.
+    public func matches(ifNoneMatch: String) -> Bool {
+        let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingSpaces() }
+        return tags.contains { tag in
+            let opaque = tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
+            return opaque == "*" || opaque == etag || opaque == gzipETag
+        }
+    }
+}
+
+/// Entity tags computed from content, identical on every replica and across restarts.
+public enum EntityTag {
+    /// `"` + 16 hex digits of the 64-bit FNV-1a hash of `bytes` + `"`.
+    public static func strong(for bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        let digits = String(hash, radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - digits.count) + digits + "\""
+    }
+}

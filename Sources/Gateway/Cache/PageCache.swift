@@ -1,0 +1,86 @@
+import Synchronization
+
+/// The page cache: contract bytes by normalised key, least recently used first out when
+/// the byte budget is exceeded. Shared by every loop; thread-safe (one short lock per
+/// lookup or store).
+///
+/// An entry's life, by age:
+/// - younger than its time to live: **fresh**, served as is;
+/// - then, for `staleWhileRevalidate`: **stale**, served while one refresh runs;
+/// - then, up to `staleIfError` past its time to live: **expired**, fetched anew, but
+///   served if the origin fails;
+/// - after that it is dropped.
+public final class PageCache: Sendable {
+    public struct Configuration: Sendable, Equatable {
+        public var byteBudget: Int
+        public var staleWhileRevalidate: Duration
+        public var staleIfError: Duration
+
+        public init(byteBudget: Int = 64 << 20, staleWhileRevalidate: Duration = .seconds(30), staleIfError: Duration = .seconds(3600)) {
+            self.byteBudget = byteBudget
+            self.staleWhileRevalidate = staleWhileRevalidate
+            self.staleIfError = staleIfError
+        }
+    }
+
+    public enum Freshness: Sendable, Equatable {
+        case fresh
+        case stale
+        case expired
+    }
+
+    public let configuration: Configuration
+    private let state: Mutex<LRUStore<PageCacheKey, CachedPage>>
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        state = Mutex(LRUStore(budget: configuration.byteBudget))
+    }
+
+    /// The entry for `key` and how fresh it is at `now`, or nil (entries past the
+    /// stale-if-error window are dropped here).
+    public func lookup(_ key: PageCacheKey, now: ContinuousClock.Instant) -> (page: CachedPage, freshness: Freshness)? {
+        state.withLock { store -> (CachedPage, Freshness)? in
+            guard let page = store.get(key) else { return nil }
+            let age = now - page.storedAt
+            if age < page.timeToLive { return (page, .fresh) }
+            if age < page.timeToLive + configuration.staleWhileRevalidate { return (page, .stale) }
+            if age < page.timeToLive + configuration.staleIfError { return (page, .expired) }
+            store.remove(key)
+            return nil
+        }
+    }
+
+    /// Stores `page` for `key`, replacing any entry, and returns how many entries were
+    /// evicted to stay within the budget. A page larger than the whole budget is not kept.
+    @discardableResult
+    public func store(_ page: CachedPage, for key: PageCacheKey) -> Int {
+        state.withLock { $0.set(key, page, cost: page.cost) }
+    }
+
+    /// Drops every entry whose key satisfies `shouldRemove`; returns how many.
+    @discardableResult
+    public func remove(where shouldRemove: (PageCacheKey) -> Bool) -> Int {
+        state.withLock { $0.removeAll(where: shouldRemove) }
+    }
+
+    public var count: Int { state.withLock { $0.count } }
+    public var bytes: Int { state.withLock { $0.totalCost } }
+}
+
+/// What a cached page is for: the route, the query reduced to the parameters the route
+/// reads (in a fixed order, with normalised values), and the resolved locale. Never raw
+/// headers or the raw query, so clients cannot split or poison entries.
+public struct PageCacheKey: Sendable, Hashable, CustomStringConvertible {
+    public let route: String
+    public let parameters: [String]
+    public let locale: String
+
+    public init(route: String, parameters: [String], locale: String) {
+        self.route = route
+        self.parameters = parameters
+        self.locale = locale
+    }
+
+    public var description: String { "\(route)?\(parameters.joined(separator: "&"))#\(locale)" }
+}

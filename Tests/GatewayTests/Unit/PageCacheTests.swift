@@ -1,0 +1,65 @@
+import Testing
+@testable import Gateway
+
+@Suite struct PageCacheTests {
+    private let start = ContinuousClock.now
+    private let key = PageCacheKey(route: "/v1/products", parameters: ["page=1"], locale: "ko-KR")
+
+    private func page(_ text: String = "{\"page\":1}", ttl: Duration = .seconds(30), at offset: Duration = .zero) -> CachedPage {
+        CachedPage(
+            status: 200, contentType: "application/json", identity: Array(text.utf8), gzip: nil, storedAt: start + offset,
+            timeToLive: ttl)
+    }
+
+    @Test func freshnessFollowsTheWindows() {
+        let cache = PageCache(configuration: .init(byteBudget: 1 << 20, staleWhileRevalidate: .seconds(10), staleIfError: .seconds(100)))
+        cache.store(page(), for: key)
+        #expect(cache.lookup(key, now: start + .seconds(29))?.freshness == .fresh)
+        #expect(cache.lookup(key, now: start + .seconds(30))?.freshness == .stale)
+        #expect(cache.lookup(key, now: start + .seconds(39))?.freshness == .stale)
+        #expect(cache.lookup(key, now: start + .seconds(40))?.freshness == .expired)
+        #expect(cache.lookup(key, now: start + .seconds(129))?.freshness == .expired)
+        #expect(cache.lookup(key, now: start + .seconds(130)) == nil)
+        #expect(cache.count == 0)
+    }
+
+    @Test func keysDifferByRouteParametersAndLocale() {
+        let cache = PageCache(configuration: .init())
+        cache.store(page("ko"), for: key)
+        cache.store(page("en"), for: PageCacheKey(route: "/v1/products", parameters: ["page=1"], locale: "en-US"))
+        #expect(cache.lookup(key, now: start)?.page.identity == Array("ko".utf8))
+        #expect(cache.lookup(PageCacheKey(route: "/v1/products", parameters: ["page=2"], locale: "ko-KR"), now: start) == nil)
+        #expect(cache.remove { $0.route == "/v1/products" } == 2)
+    }
+
+    @Test func theByteBudgetHoldsAndEvictionsAreCounted() {
+        let cache = PageCache(configuration: .init(byteBudget: 10 * (1000 + 256)))
+        var evicted = 0
+        for page in 1...25 {
+            evicted += cache.store(
+                self.page(String(repeating: "x", count: 1000)), for: PageCacheKey(route: "/v1/products", parameters: ["page=\(page)"], locale: "ko-KR"))
+        }
+        #expect(cache.count == 10)
+        #expect(evicted == 15)
+        #expect(cache.bytes == 10 * 1256)
+        #expect(cache.lookup(PageCacheKey(route: "/v1/products", parameters: ["page=25"], locale: "ko-KR"), now: start) != nil)
+        #expect(cache.lookup(PageCacheKey(route: "/v1/products", parameters: ["page=15"], locale: "ko-KR"), now: start) == nil)
+    }
+
+    @Test func entityTagsAreContentHashes() {
+        #expect(EntityTag.strong(for: []) == "\"cbf29ce484222325\"")
+        #expect(EntityTag.strong(for: Array("a".utf8)) == "\"af63dc4c8601ec8c\"")
+        let cached = page()
+        #expect(cached.gzipETag == String(cached.etag.dropLast()) + "-gzip\"")
+    }
+
+    @Test func ifNoneMatchMatchesEitherRepresentationWeakly() {
+        let cached = page()
+        #expect(cached.matches(ifNoneMatch: cached.etag))
+        #expect(cached.matches(ifNoneMatch: "W/" + cached.etag))
+        #expect(cached.matches(ifNoneMatch: "\"other\", " + cached.gzipETag))
+        #expect(cached.matches(ifNoneMatch: "*"))
+        #expect(!cached.matches(ifNoneMatch: "\"other\""))
+        #expect(!cached.matches(ifNoneMatch: String(cached.etag.dropFirst())))
+    }
+}
