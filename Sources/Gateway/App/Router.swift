@@ -4,7 +4,8 @@ import Logging
 ///
 /// Unknown paths get 404; a known path with another method gets 405 with `Allow`. `HEAD`
 /// runs the `GET` handler (the transport sends no body), and `OPTIONS` on a known path
-/// answers 204 with `Allow` unless a route takes `OPTIONS` itself.
+/// answers 204 with `Allow` unless a route takes `OPTIONS` itself. A router with an
+/// `unmatched` handler gives it every request that would get the 404 or the 405 instead.
 public struct Router: Sendable {
     struct Route: Sendable {
         let method: HTTPMethod
@@ -20,6 +21,11 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+
+    /// Answers the requests no route takes (instead of 404, and of 405 on a known path), with
+    /// an empty `parameters`. For servers that must see every request, such as a test origin
+    /// that counts what it was sent; the gateway itself leaves it nil.
+    public var unmatched: RouteHandler?
 
     public init() {}
 
@@ -51,16 +57,22 @@ public struct Router: Sendable {
     /// Called on the loop thread that owns the request. `logger` is the server's; the
     /// request's id is added where a handler logs.
     public func dispatch(_ request: GatewayRequest, logger: Logger, responder: Responder) {
-        switch match(request.method, path: request.path) {
+        let match = match(request.method, path: request.path)
+        switch match {
         case .found(let handler, let parameters):
             let context = RouteContext(parameters: parameters, requestID: request.requestID, logger: logger)
             handler.run(request, context: context, responder: responder)
         case .options(let allowed):
             responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))
-        case .methodNotAllowed(let allowed):
-            responder.fail(GatewayError.methodNotAllowed(request.method, allowed: allowed))
-        case .notFound:
-            responder.fail(GatewayError.notFound())
+        case .methodNotAllowed, .notFound:
+            if let unmatched {
+                let context = RouteContext(requestID: request.requestID, logger: logger)
+                unmatched.run(request, context: context, responder: responder)
+            } else if case .methodNotAllowed(let allowed) = match {
+                responder.fail(GatewayError.methodNotAllowed(request.method, allowed: allowed))
+            } else {
+                responder.fail(GatewayError.notFound())
+            }
         }
     }
 }

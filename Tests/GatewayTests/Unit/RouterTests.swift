@@ -56,6 +56,22 @@ import Testing
         #expect(dispatch(.options, "/nowhere").status == 404)
     }
 
+    @Test func unmatchedHandlerTakesWhatWouldBe404Or405() {
+        var router = router()
+        router.unmatched = .immediate { request, context in
+            GatewayResponse(status: 418, body: Array("\(request.method.rawValue) \(request.path) \(context.parameters.count)".utf8))
+        }
+        let sink = CapturingSink()
+        for (method, path) in [(HTTPMethod.get, "/nowhere"), (.post, "/v1/products/42"), (.get, "/v1//products"), (.options, "/nowhere")] {
+            router.dispatch(GatewayRequest(method: method, path: path, requestID: "r"), logger: Logger(label: "t"), responder: Responder(sink: sink, requestID: "r"))
+        }
+        router.dispatch(GatewayRequest(method: .get, path: "/v1/products/7", requestID: "r"), logger: Logger(label: "t"), responder: Responder(sink: sink, requestID: "r"))
+        router.dispatch(GatewayRequest(method: .options, path: "/v1/products/7", requestID: "r"), logger: Logger(label: "t"), responder: Responder(sink: sink, requestID: "r"))
+        #expect(sink.responses.map(\.status) == [418, 418, 418, 418, 200, 204])
+        #expect(sink.responses.prefix(4).map { String(decoding: $0.body, as: UTF8.self) }
+            == ["GET /nowhere 0", "POST /v1/products/42 0", "GET /v1//products 0", "OPTIONS /nowhere 0"])
+    }
+
     @Test func thrownErrorsBecomeProblems() {
         var router = Router()
         router.add(.get, "/boom", .immediate { _, _ in throw GatewayError.gatewayTimeout("The origin did not answer within 5 s.") })
