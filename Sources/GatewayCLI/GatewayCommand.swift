@@ -1,4 +1,5 @@
 import ArgumentParser
+import DemoOrigin
 import Foundation
 import Gateway
 import Logging
@@ -86,16 +87,23 @@ struct GatewayCommand: ParsableCommand {
         }
         defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "gateway")
-        let server = GatewayServer(configuration: gatewayConfiguration, router: GatewayApplication.router(), logger: logger)
+        var configuration = gatewayConfiguration
+        // Without --origin the gateway brings its own: the demo origin on a loopback port.
+        let demoOrigin = configuration.origin == nil ? DemoOrigin(logger: Logger(label: "demo-origin")) : nil
+        let server: GatewayServer
         do {
+            if let demoOrigin { configuration.origin = try demoOrigin.start().absoluteString }
+            server = GatewayServer(configuration: configuration, router: GatewayApplication.router(), logger: logger)
             try server.start()
         } catch {
-            logger.critical("cannot start", metadata: ["error": .string(error.description)])
+            logger.critical("cannot start", metadata: ["error": .string("\(error)")])
+            demoOrigin?.shutdown()
             LogWriter.standardError.flush()
             throw ExitCode.failure
         }
         let signal = TerminationSignal.wait()
         logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
         server.shutdown()
+        demoOrigin?.shutdown()
     }
 }

@@ -76,7 +76,7 @@ public enum CatalogueSeed {
         switch currency {
         case "USD": return Decimal(step * 10) + (index % 2 == 0 ? Decimal(string: "0.99")! : 0)
         case "JPY": return Decimal(step * 500)
-        case "BHD": return Decimal(sign: .plus, exponent: -3, significand: Decimal(step * 1250))
+        case "BHD": return Decimal(sign: .plus, exponent: -3, significand: Decimal(step * 1125))
         default: return Decimal(step * 5000)
         }
     }

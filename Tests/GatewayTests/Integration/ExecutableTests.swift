@@ -28,14 +28,24 @@ extension IntegrationTests {
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
             try process.run()
+            let seen = readUntilListening(stderr)
+            let port = seen.firstMatch(of: gatewayListening).flatMap { Int($0.1) } ?? 0
+            return (process, port, stderr)
+        }
+
+        /// The gateway's own "listening" line; the demo origin it may start logs one too, as
+        /// `demo-origin`.
+        nonisolated(unsafe) static let gatewayListening = /gateway: host=\S+ loops=\d+ port=(\d+) \[Gateway\] listening/
+
+        /// stderr up to and including the gateway's "listening" line (or its end).
+        static func readUntilListening(_ stderr: Pipe) -> String {
             var seen = ""
-            while !seen.contains("listening") {
+            while seen.firstMatch(of: gatewayListening) == nil {
                 let data = stderr.fileHandleForReading.availableData
                 guard !data.isEmpty else { break }
                 seen += String(decoding: data, as: UTF8.self)
             }
-            let port = seen.firstMatch(of: /port=(\d+)/).flatMap { Int($0.1) } ?? 0
-            return (process, port, stderr)
+            return seen
         }
 
         @Test(arguments: [SIGTERM, SIGINT])
@@ -60,7 +70,46 @@ extension IntegrationTests {
             let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(log.contains("signal=\(signal) [GatewayCLI] shutting down"))
             #expect(log.contains("GET /healthz 200"))
-            #expect(log.contains("[Gateway] stopped"))
+            #expect(log.contains("gateway: [Gateway] stopped"))
+        }
+
+        /// Without `--origin`, the gateway starts the demo origin on a loopback port, logs its
+        /// URL, serves from it, and stops it after itself.
+        @Test func withoutOriginRunsTheDemoOrigin() async throws {
+            let process = Process()
+            process.executableURL = Self.binary
+            process.arguments = ["--host", "127.0.0.1", "--port", "0", "--threads", "1"]
+            var environment = ProcessInfo.processInfo.environment
+            environment.removeValue(forKey: "GATEWAY_ORIGIN")
+            process.environment = environment
+            let stderr = Pipe()
+            process.standardError = stderr
+            process.standardOutput = FileHandle.nullDevice
+            let exited = DispatchSemaphore(value: 0)
+            process.terminationHandler = { _ in exited.signal() }
+            try process.run()
+            let seen = Self.readUntilListening(stderr)
+            let match = try #require(seen.firstMatch(of: /demo-origin: url=http:\/\/127\.0\.0\.1:(\d+) \[DemoOrigin\] demo origin listening/))
+            let originPort = try #require(Int(match.1))
+            #expect(seen.firstMatch(of: Self.gatewayListening) != nil)
+            let page = try await offPool { try RawHTTPClient(port: originPort).request("GET", "/items/1") }
+            #expect(page.status == 200)
+            let items = try #require(try page.json()["items"] as? [[String: Any]])
+            #expect(items.count == 20)
+            #expect(items.first?["title"] as? String == "MacBook Pro")
+            kill(process.processIdentifier, SIGTERM)
+            let status = try await offPool { () -> Int32 in
+                if exited.wait(timeout: .now() + 30) == .timedOut { process.terminate() }
+                return process.terminationStatus
+            }
+            #expect(status == 0)
+            let log = seen + String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(log.contains("gateway: [Gateway] stopped"))
+            #expect(log.contains("demo-origin: [Gateway] stopped"))
+            // The demo origin stops after the gateway.
+            let gatewayStopped = try #require(log.range(of: "gateway: [Gateway] stopped"))
+            let originStopped = try #require(log.range(of: "demo-origin: [Gateway] stopped"))
+            #expect(gatewayStopped.lowerBound < originStopped.lowerBound)
         }
 
         @Test func refusesBadConfigurationWithAMessage() async throws {
