@@ -67,8 +67,9 @@ final class ImageStore: Sendable {
         let nameAndExtension = file.split(separator: ".", omittingEmptySubsequences: false)
         guard nameAndExtension.count == 2 else { return nil }
         let idAndNumber = nameAndExtension[0].split(separator: "-", omittingEmptySubsequences: false)
+        // Object keys are exact: `03-1.png` is not `3-1.png`.
         guard idAndNumber.count == 2, let id = PositiveInteger.parse(idAndNumber[0]),
-            let number = PositiveInteger.parse(idAndNumber[1])
+            let number = PositiveInteger.parse(idAndNumber[1]), "\(id)-\(number)" == nameAndExtension[0]
         else { return nil }
         return (id, Int(number), String(nameAndExtension[1]))
     }

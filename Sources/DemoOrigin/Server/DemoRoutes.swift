@@ -30,7 +30,16 @@ struct DemoRoutes: Sendable {
         }
         addAdminRoutes(to: &router)
         router.unmatched = served("(unmatched)") { _, _ throws(V1Failure) in throw .notFound }
-        return router
+        // Vapor ignored empty path components, and some v1 clients sent `POST /item/`: a
+        // trailing slash is dropped and the request routed again (and counted as routed).
+        var outer = router
+        let inner = router
+        outer.unmatched = .deferred { request, context, responder in
+            var retried = request
+            if request.path.count > 1, request.path.hasSuffix("/") { retried.path.removeLast() }
+            inner.dispatch(retried, logger: context.logger, responder: responder)
+        }
+        return outer
     }
 
     /// `handler` behind the request counter and the fault switches.

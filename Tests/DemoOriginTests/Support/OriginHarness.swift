@@ -75,3 +75,11 @@ enum SampleFiles {
         try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)
     }
 }
+
+extension RawHTTPClient.Response {
+    /// The `id`s of a `{"page","items"}` body, in order.
+    func itemIDs() throws -> [Int] {
+        let items = try json()["items"] as? [[String: Any]] ?? []
+        return items.map { $0["id"] as? Int ?? -1 }
+    }
+}
