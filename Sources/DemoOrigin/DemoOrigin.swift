@@ -51,7 +51,7 @@ public final class DemoOrigin: Sendable {
 
     /// Loads the catalogue (the data file, or the built-in seed) on the first start, binds
     /// the configured host and port, and returns the base URL. The URL names `127.0.0.1`
-    /// when the host is a wildcard (`0.0.0.0`, `::`).
+    /// when the host is a wildcard (`0.0.0.0`, `::`). When already running, returns its URL.
     ///
     /// - Throws: ``DataFileError`` for an unusable data file, `TransportError` when the port
     ///   cannot be bound.
@@ -77,7 +77,7 @@ public final class DemoOrigin: Sendable {
         running?.shutdown()
     }
 
-    /// Listens again on the port it had.
+    /// Listens again on the port it had (does nothing when it is running).
     /// - Throws: `TransportError` when the port was taken meanwhile.
     @discardableResult
     public func resume() throws -> URL {
@@ -131,13 +131,15 @@ public final class DemoOrigin: Sendable {
         serverConfiguration.shutdownGrace = configuration.shutdownGrace
         serverConfiguration.idleTimeout = configuration.idleTimeout
         let gatewayServer = GatewayServer(configuration: serverConfiguration, router: router, logger: logger)
-        try server.withLock { state throws in
+        let alreadyRunning = try server.withLock { state throws -> Bool in
             precondition(!state.finished, "DemoOrigin used after shutdown")
-            precondition(state.running == nil, "DemoOrigin is already running")
+            guard state.running == nil else { return true }
             try gatewayServer.start()
             state.running = gatewayServer
             state.port = gatewayServer.port
+            return false
         }
+        if alreadyRunning, let url = baseURL { return url }
         let host = ["0.0.0.0", "::", "[::]", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
         let urlHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         core.address.value = "http://\(urlHost):\(gatewayServer.port)"

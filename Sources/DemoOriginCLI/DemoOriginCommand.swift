@@ -66,12 +66,7 @@ struct DemoOriginCommand: ParsableCommand {
     }
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = BatchedLogHandler(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        BatchedLogHandler.bootstrap(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
         defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "demo-origin")
         let origin = DemoOrigin(configuration: originConfiguration, logger: logger)

@@ -79,12 +79,7 @@ struct GatewayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = BatchedLogHandler(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        BatchedLogHandler.bootstrap(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
         defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "gateway")
         var configuration = gatewayConfiguration

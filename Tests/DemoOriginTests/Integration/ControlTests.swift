@@ -101,6 +101,9 @@ extension DemoOriginIntegrationTests {
                 }
                 #expect(try origin.resume() == url)
                 #expect(origin.port == port)
+                // Resuming or starting a running origin changes nothing.
+                #expect(try origin.resume() == url)
+                #expect(try origin.start() == url)
                 try await offPool {
                     let client = try RawHTTPClient(port: port)
                     #expect(try client.request("GET", "/item/128").status == 200)
