@@ -47,8 +47,9 @@ struct DemoOriginCommand: ParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
         if let problem = faults.problem {
-            throw ValidationError("--" + problem.replacingOccurrences(of: "latencyMs", with: "latency-ms")
-                .replacingOccurrences(of: "errorRate", with: "error-rate").replacingOccurrences(of: "dropRate", with: "drop-rate"))
+            // The admin endpoint's member names, as flags.
+            throw ValidationError(problem.replacingOccurrences(of: "latencyMs", with: "--latency-ms")
+                .replacingOccurrences(of: "errorRate", with: "--error-rate").replacingOccurrences(of: "dropRate", with: "--drop-rate"))
         }
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")

@@ -32,11 +32,15 @@ extension DemoOriginIntegrationTests {
             #expect(log.contains("[Gateway] stopped"))
         }
 
-        @Test func refusesBadFlagsWithAMessage() async throws {
-            let origin = try BuiltExecutable("demo-origin", arguments: ["--drop-rate", "2"])
+        @Test(arguments: [
+            (["--drop-rate", "2"], "--drop-rate must be 0 to 1."),
+            (["--error-rate", "0.6", "--drop-rate", "0.5"], "--error-rate + --drop-rate must not exceed 1."),
+            (["--port", "0", "--data-file", "/nonexistent/catalogue.json"], "error=cannot read data file /nonexistent/catalogue.json [DemoOriginCLI] cannot start"),
+        ])
+        func refusesBadFlagsAndDataFilesWithAMessage(_ arguments: [String], _ message: String) async throws {
+            let origin = try BuiltExecutable("demo-origin", arguments: arguments)
             #expect(try await origin.waitForExit() != 0)
-            let message = origin.remainingStderr()
-            #expect(message.contains("--drop-rate must be 0 to 1."))
+            #expect(origin.remainingStderr().contains(message))
         }
     }
 }

@@ -28,7 +28,7 @@ extension IntegrationTests {
         @Test(arguments: [SIGTERM, SIGINT])
         func stopsWithExitStatusZeroOnSignal(_ signal: Int32) async throws {
             let (gateway, port) = try Self.launch(environment: [
-                "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": "0", "GATEWAY_THREADS": "2",
+                "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": "0", "GATEWAY_THREADS": "2", "GATEWAY_ORIGIN": "http://127.0.0.1:9",
             ])
             #expect(port > 0)
             let health = try await offPool { try RawHTTPClient(port: port).request("GET", "/healthz") }
@@ -42,6 +42,8 @@ extension IntegrationTests {
             #expect(log.contains("signal=\(signal) [GatewayCLI] shutting down"))
             #expect(log.contains("GET /healthz 200"))
             #expect(log.contains("gateway: [Gateway] stopped"))
+            // With an origin configured, no demo origin is started.
+            #expect(!log.contains("demo-origin"))
         }
 
         /// Without `--origin`, the gateway starts the demo origin on a loopback port, logs its
