@@ -5,8 +5,10 @@ let package = Package(
     name: "OpenMarketGateway",
     products: [
         .executable(name: "gateway", targets: ["GatewayCLI"]),
+        .executable(name: "demo-origin", targets: ["DemoOriginCLI"]),
         .library(name: "Gateway", targets: ["Gateway"]),
         .library(name: "GatewayModels", targets: ["GatewayModels"]),
+        .library(name: "DemoOrigin", targets: ["DemoOrigin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,11 +39,32 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // A stand-in for the v1 origin on the gateway's transport: tests, benchmarks, and the
+        // gateway's default run without --origin.
+        .target(
+            name: "DemoOrigin",
+            dependencies: [
+                "Gateway",
+                "GatewayModels",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The `demo-origin` executable.
+        .executableTarget(
+            name: "DemoOriginCLI",
+            dependencies: [
+                "DemoOrigin",
+                "Gateway",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The `gateway` executable: flags and environment into a configuration, then run.
         .executableTarget(
             name: "GatewayCLI",
             dependencies: [
                 "Gateway",
+                "DemoOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -65,6 +88,7 @@ let package = Package(
         // Helpers shared by the test targets (seeded test data).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "TestSupport"]),
+        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

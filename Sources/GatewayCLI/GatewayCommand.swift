@@ -1,4 +1,5 @@
 import ArgumentParser
+import DemoOrigin
 import Foundation
 import Gateway
 import Logging
@@ -98,25 +99,29 @@ struct GatewayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = BatchedLogHandler(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        BatchedLogHandler.bootstrap(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
         defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "gateway")
+        let metrics = GatewayMetrics()
+        var demoOrigin: DemoOrigin?
         do {
-            let metrics = GatewayMetrics()
+            var configuration = try makeConfiguration()
+            // Without --origin the gateway brings its own: the demo origin on a loopback port.
+            if configuration.origin == nil {
+                let origin = DemoOrigin(logger: Logger(label: "demo-origin"))
+                demoOrigin = origin
+                configuration.origin = try origin.start().absoluteString
+            }
             let server = GatewayServer(
-                configuration: try makeConfiguration(), router: GatewayApplication.router(metrics: metrics), logger: logger,
-                metrics: metrics)
+                configuration: configuration, router: GatewayApplication.router(metrics: metrics), logger: logger, metrics: metrics)
             try server.start()
             let signal = TerminationSignal.wait()
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
             server.shutdown()
+            demoOrigin?.shutdown()
         } catch {
-            logger.critical("cannot start", metadata: ["error": .string(error.description)])
+            logger.critical("cannot start", metadata: ["error": .string("\(error)")])
+            demoOrigin?.shutdown()
             LogWriter.standardError.flush()
             throw ExitCode.failure
         }

@@ -6,75 +6,76 @@ extension IntegrationTests {
     /// The `gateway` executable as an operator runs it: configured by environment, answering
     /// on its port, and leaving with exit status 0 on SIGTERM or SIGINT.
     @Suite struct Executable {
-        /// The `gateway` binary `swift build` put beside the test bundle.
-        static var binary: URL {
-            let testBundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            var directory = testBundle.deletingLastPathComponent()
-            while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("gateway").path),
-                directory.path != "/"
-            {
-                directory = directory.deletingLastPathComponent()
-            }
-            return directory.appendingPathComponent("gateway")
+        /// Starts the binary with `environment` added, waits for its "listening" line and
+        /// returns it and its port.
+        static func launch(environment: [String: String]) throws -> (BuiltExecutable, Int) {
+            let gateway = try BuiltExecutable(
+                "gateway", environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
+            let seen = readUntilListening(gateway)
+            let port = seen.firstMatch(of: gatewayListening).flatMap { Int($0.1) } ?? 0
+            return (gateway, port)
         }
 
-        /// Starts the binary with `environment` added, waits for its "listening" line and
-        /// returns the process, its port and its stderr.
-        static func launch(environment: [String: String]) throws -> (Process, Int, Pipe) {
-            let process = Process()
-            process.executableURL = binary
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-            let stderr = Pipe()
-            process.standardError = stderr
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            var seen = ""
-            while !seen.contains("listening") {
-                let data = stderr.fileHandleForReading.availableData
-                guard !data.isEmpty else { break }
-                seen += String(decoding: data, as: UTF8.self)
-            }
-            let port = seen.firstMatch(of: /port=(\d+)/).flatMap { Int($0.1) } ?? 0
-            return (process, port, stderr)
+        /// The gateway's own "listening" line; the demo origin it may start logs one too, as
+        /// `demo-origin`.
+        nonisolated(unsafe) static let gatewayListening = /gateway: host=\S+ loops=\d+ port=(\d+) \[Gateway\] listening/
+
+        /// stderr up to and including the gateway's "listening" line (or its end).
+        static func readUntilListening(_ gateway: BuiltExecutable) -> String {
+            gateway.readStderr { $0.firstMatch(of: gatewayListening) != nil }
         }
 
         @Test(arguments: [SIGTERM, SIGINT])
         func stopsWithExitStatusZeroOnSignal(_ signal: Int32) async throws {
-            let (process, port, stderr) = try Self.launch(environment: [
-                "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": "0", "GATEWAY_THREADS": "2",
+            let (gateway, port) = try Self.launch(environment: [
+                "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": "0", "GATEWAY_THREADS": "2", "GATEWAY_ORIGIN": "http://127.0.0.1:9",
             ])
             #expect(port > 0)
             let health = try await offPool { try RawHTTPClient(port: port).request("GET", "/healthz") }
             #expect(health.status == 200)
             #expect(health.text == #"{"status":"ok"}"#)
-            let exited = DispatchSemaphore(value: 0)
-            process.terminationHandler = { _ in exited.signal() }
-            kill(process.processIdentifier, signal)
-            let status = try await offPool { () -> Int32 in
-                // Not waitUntilExit: on Linux it spins a run loop at full CPU.
-                if exited.wait(timeout: .now() + 30) == .timedOut { process.terminate() }
-                return process.terminationStatus
-            }
-            #expect(process.terminationReason == .exit)
+            gateway.signal(signal)
+            let status = try await gateway.waitForExit()
+            #expect(gateway.process.terminationReason == .exit)
             #expect(status == 0)
-            let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let log = gateway.remainingStderr()
             #expect(log.contains("signal=\(signal) [GatewayCLI] shutting down"))
             #expect(log.contains("GET /healthz 200"))
-            #expect(log.contains("[Gateway] stopped"))
+            #expect(log.contains("gateway: [Gateway] stopped"))
+            // With an origin configured, no demo origin is started.
+            #expect(!log.contains("demo-origin"))
+        }
+
+        /// Without `--origin`, the gateway starts the demo origin on a loopback port, logs its
+        /// URL, serves from it, and stops it after itself.
+        @Test func withoutOriginRunsTheDemoOrigin() async throws {
+            var environment = ProcessInfo.processInfo.environment
+            environment.removeValue(forKey: "GATEWAY_ORIGIN")
+            let gateway = try BuiltExecutable("gateway", arguments: ["--host", "127.0.0.1", "--port", "0", "--threads", "1"], environment: environment)
+            let seen = Self.readUntilListening(gateway)
+            let match = try #require(seen.firstMatch(of: /demo-origin: url=http:\/\/127\.0\.0\.1:(\d+) \[DemoOrigin\] demo origin listening/))
+            let originPort = try #require(Int(match.1))
+            #expect(seen.firstMatch(of: Self.gatewayListening) != nil)
+            let page = try await offPool { try RawHTTPClient(port: originPort).request("GET", "/items/1") }
+            #expect(page.status == 200)
+            let items = try #require(try page.json()["items"] as? [[String: Any]])
+            #expect(items.count == 20)
+            #expect(items.first?["title"] as? String == "MacBook Pro")
+            gateway.signal(SIGTERM)
+            #expect(try await gateway.waitForExit() == 0)
+            let log = seen + gateway.remainingStderr()
+            #expect(log.contains("gateway: [Gateway] stopped"))
+            #expect(log.contains("demo-origin: [Gateway] stopped"))
+            // The demo origin stops after the gateway.
+            let gatewayStopped = try #require(log.range(of: "gateway: [Gateway] stopped"))
+            let originStopped = try #require(log.range(of: "demo-origin: [Gateway] stopped"))
+            #expect(gatewayStopped.lowerBound < originStopped.lowerBound)
         }
 
         @Test func refusesBadConfigurationWithAMessage() async throws {
-            let process = Process()
-            process.executableURL = Self.binary
-            process.arguments = ["--threads", "0"]
-            let stderr = Pipe()
-            process.standardError = stderr
-            let exited = DispatchSemaphore(value: 0)
-            process.terminationHandler = { _ in exited.signal() }
-            try process.run()
-            #expect(exited.wait(timeout: .now() + 30) == .success)
-            #expect(process.terminationStatus != 0)
-            let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let gateway = try BuiltExecutable("gateway", arguments: ["--threads", "0"])
+            #expect(try await gateway.waitForExit() != 0)
+            let message = gateway.remainingStderr()
             #expect(message.contains("--threads must be 1 to 256."))
         }
     }

@@ -1,0 +1,20 @@
+import Synchronization
+
+/// The shared counters behind ``RequestCounts``. Thread-safe.
+final class RequestCounter: Sendable {
+    private let counts = Mutex(RequestCounts())
+
+    func record(route: String, path: String) {
+        counts.withLock { counts in
+            counts.total += 1
+            counts.routes[route, default: 0] += 1
+            counts.paths[path, default: 0] += 1
+        }
+    }
+
+    var snapshot: RequestCounts { counts.withLock { $0 } }
+
+    func reset() {
+        counts.withLock { $0 = RequestCounts() }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Gateway
+import Logging
+import Synchronization
+
+/// A stand-in for the Open Market v1 origin (`camp-open-market-2.herokuapp.com`, 2021) on
+/// the gateway's own libevent transport, one loop: the v1 API over a seeded in-memory
+/// catalogue, PNG images served like an object store, request counters, and fault switches
+/// (latency, 500s, dropped connections, down) for tests and benchmarks.
+///
+/// ```swift
+/// let origin = DemoOrigin(configuration: DemoOriginConfiguration(), logger: logger)
+/// let url = try origin.start()        // http://127.0.0.1:40123
+/// origin.setFaults(DemoFaults(errorRate: 0.1))
+/// origin.counts.count("GET", "/items/1")
+/// origin.stop(); try origin.resume()  // refused connections, then back on the same port
+/// origin.shutdown()
+/// ```
+///
+/// Every method may be called from any thread except the origin's own loop (start, stop,
+/// resume and shutdown block until the loop has started or ended).
+public final class DemoOrigin: Sendable {
+    private let core: DemoOriginCore
+    private let logger: Logger
+    private let router: Router
+    private let server = Mutex<ServerState>(ServerState())
+
+    private struct ServerState: @unchecked Sendable {
+        var running: GatewayServer?
+        var port: Int?
+        var seeded = false
+        var finished = false
+    }
+
+    public init(configuration: DemoOriginConfiguration = DemoOriginConfiguration(), logger: Logger = Logger(label: "demo-origin")) {
+        core = DemoOriginCore(configuration: configuration)
+        self.logger = logger
+        router = DemoRoutes(core: core).router()
+    }
+
+    public var configuration: DemoOriginConfiguration { core.configuration }
+
+    /// The base URL (`http://127.0.0.1:40123`) once started, also while stopped.
+    public var baseURL: URL? {
+        let value = core.address.value
+        return value.isEmpty ? nil : URL(string: value)
+    }
+
+    /// The bound port once started, also while stopped.
+    public var port: Int? { server.withLock { $0.port } }
+
+    /// Loads the catalogue (the data file, or the built-in seed) on the first start, binds
+    /// the configured host and port, and returns the base URL. The URL names `127.0.0.1`
+    /// when the host is a wildcard (`0.0.0.0`, `::`). When already running, returns its URL.
+    ///
+    /// - Throws: ``DataFileError`` for an unusable data file, `TransportError` when the port
+    ///   cannot be bound.
+    @discardableResult
+    public func start() throws -> URL {
+        let needsSeed = server.withLock { !$0.seeded }
+        if needsSeed {
+            let items = try core.configuration.dataFile.map { path throws in try DataFile.load(path: path) } ?? CatalogueSeed.items()
+            core.seed(with: items)
+            server.withLock { $0.seeded = true }
+        }
+        return try bind(port: core.configuration.port)
+    }
+
+    /// Closes the listener and every connection; the catalogue, counters and faults stay.
+    /// Connections to the port are refused until ``resume()``. Requests in flight get up to
+    /// `shutdownGrace`.
+    public func stop() {
+        let running = server.withLock { state in
+            defer { state.running = nil }
+            return state.running
+        }
+        running?.shutdown()
+    }
+
+    /// Listens again on the port it had (does nothing when it is running).
+    /// - Throws: `TransportError` when the port was taken meanwhile.
+    @discardableResult
+    public func resume() throws -> URL {
+        guard let port = server.withLock({ $0.port }) else { return try start() }
+        return try bind(port: port)
+    }
+
+    /// Stops for good.
+    public func shutdown() {
+        stop()
+        server.withLock { $0.finished = true }
+    }
+
+    // MARK: - Faults, counts, catalogue
+
+    /// The fault settings now.
+    public var faults: DemoFaults { core.faults.faults }
+
+    /// Replaces the fault settings (`problem` must be nil; out-of-range values are clamped).
+    public func setFaults(_ faults: DemoFaults) {
+        var clamped = faults
+        clamped.latencyMs = min(max(0, faults.latencyMs), 600_000)
+        clamped.errorRate = min(max(0, faults.errorRate), 1)
+        clamped.dropRate = min(max(0, faults.dropRate), 1 - clamped.errorRate)
+        core.faults.faults = clamped
+    }
+
+    /// What was received so far (admin requests aside).
+    public var counts: RequestCounts { core.counter.snapshot }
+
+    public func resetCounts() { core.counter.reset() }
+
+    /// Catalogue back to its seed, counters zeroed, faults and their generator back to the
+    /// configured start.
+    public func reset() { core.reset() }
+
+    /// Every item, ascending by id.
+    public var items: [DemoItem] { core.catalogue.all }
+
+    public func item(id: Int64) -> DemoItem? { core.catalogue.item(id: id) }
+
+    // MARK: -
+
+    private func bind(port: Int) throws -> URL {
+        let configuration = core.configuration
+        var serverConfiguration = GatewayConfiguration()
+        serverConfiguration.host = configuration.host
+        serverConfiguration.port = port
+        serverConfiguration.threads = 1
+        serverConfiguration.maxBodyBytes = configuration.maxBodyBytes
+        serverConfiguration.shutdownGrace = configuration.shutdownGrace
+        serverConfiguration.idleTimeout = configuration.idleTimeout
+        let gatewayServer = GatewayServer(configuration: serverConfiguration, router: router, logger: logger)
+        let alreadyRunning = try server.withLock { state throws -> Bool in
+            precondition(!state.finished, "DemoOrigin used after shutdown")
+            guard state.running == nil else { return true }
+            try gatewayServer.start()
+            state.running = gatewayServer
+            state.port = gatewayServer.port
+            return false
+        }
+        if alreadyRunning, let url = baseURL { return url }
+        let host = ["0.0.0.0", "::", "[::]", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
+        let urlHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        core.address.value = "http://\(urlHost):\(gatewayServer.port)"
+        guard let url = URL(string: core.address.value) else { preconditionFailure("a host and port make a URL") }
+        logger.info("demo origin listening", metadata: ["url": .string(core.address.value)])
+        return url
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Synchronization
+
+/// What the demo origin's routes share and what survives a stop and resume: the catalogue,
+/// the image cache, the counters, the fault switches, the seed and the base URL. Thread-safe.
+final class DemoOriginCore: Sendable {
+    let configuration: DemoOriginConfiguration
+    let catalogue = Catalogue()
+    let images = ImageStore()
+    let counter = RequestCounter()
+    let faults: FaultInjector
+    let address = BaseAddress()
+    /// The items a reset goes back to: the built-in seed or the data file.
+    private let seed = Mutex<[DemoItem]>([])
+
+    init(configuration: DemoOriginConfiguration) {
+        self.configuration = configuration
+        faults = FaultInjector(faults: configuration.faults, seed: configuration.seed)
+    }
+
+    /// Sets the items a reset goes back to, and the catalogue to them.
+    func seed(with items: [DemoItem]) {
+        seed.withLock { $0 = items }
+        catalogue.replace(with: items)
+    }
+
+    /// Catalogue to its seed, counters to zero, faults to the configured ones, the fault
+    /// generator to its seed.
+    func reset() {
+        catalogue.replace(with: seed.withLock { $0 })
+        counter.reset()
+        faults.reset(faults: configuration.faults, seed: configuration.seed)
+    }
+}
