@@ -87,7 +87,7 @@ let package = Package(
         ),
         // Helpers shared by the test targets (seeded test data).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "DemoOrigin", "TestSupport"]),
         .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,7 +4,9 @@ enum EnvironmentOptions {
     /// The options that have an environment variable: the flag without `--`.
     static let names = [
         "host", "port", "threads", "origin", "max-body-bytes", "max-header-bytes", "idle-timeout",
-        "shutdown-grace", "gzip-min-bytes", "tls-cert", "tls-key", "log-level",
+        "shutdown-grace", "gzip-min-bytes", "origin-connect-timeout", "origin-timeout", "origin-max-connections",
+        "origin-ca-file", "page-cache-bytes", "list-ttl", "detail-ttl", "stale-while-revalidate", "stale-if-error",
+        "tls-cert", "tls-key", "log-level",
     ]
 
     /// `GATEWAY_` and the flag name in upper case with `_` for `-`.

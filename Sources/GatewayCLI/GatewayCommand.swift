@@ -42,6 +42,33 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Smallest response body that is gzipped, in bytes. (env: GATEWAY_GZIP_MIN_BYTES)")
     var gzipMinBytes: Int = 1024
 
+    @Option(help: "Seconds to resolve and connect to the origin. (env: GATEWAY_ORIGIN_CONNECT_TIMEOUT)")
+    var originConnectTimeout: Double = 2
+
+    @Option(help: "Seconds for a whole origin exchange; reads then answer 504 (or a stale page). (env: GATEWAY_ORIGIN_TIMEOUT)")
+    var originTimeout: Double = 5
+
+    @Option(help: "Keep-alive connections to the origin per event loop. (env: GATEWAY_ORIGIN_MAX_CONNECTIONS)")
+    var originMaxConnections: Int = 32
+
+    @Option(help: "PEM file of CAs trusted for an https origin instead of the system's. (env: GATEWAY_ORIGIN_CA_FILE)")
+    var originCaFile: String?
+
+    @Option(help: "Bytes the page cache may hold (identity and gzip bodies). (env: GATEWAY_PAGE_CACHE_BYTES)")
+    var pageCacheBytes: Int = 64 << 20
+
+    @Option(help: "Seconds a cached list page is fresh. (env: GATEWAY_LIST_TTL)")
+    var listTtl: Double = 30
+
+    @Option(help: "Seconds a cached product detail is fresh. (env: GATEWAY_DETAIL_TTL)")
+    var detailTtl: Double = 60
+
+    @Option(help: "Seconds a page past its TTL is still served while one refresh runs. (env: GATEWAY_STALE_WHILE_REVALIDATE)")
+    var staleWhileRevalidate: Double = 30
+
+    @Option(help: "Seconds past its TTL a page is served when the origin fails. (env: GATEWAY_STALE_IF_ERROR)")
+    var staleIfError: Double = 3600
+
     @Option(help: "PEM certificate chain: serve HTTPS instead of HTTP (with --tls-key). (env: GATEWAY_TLS_CERT)")
     var tlsCert: String?
 
@@ -61,6 +88,12 @@ struct GatewayCommand: ParsableCommand {
         guard gzipMinBytes >= 0 else { throw ValidationError("--gzip-min-bytes must not be negative.") }
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        guard originConnectTimeout > 0, originTimeout > 0 else { throw ValidationError("Origin timeouts must be positive.") }
+        guard (1...1024).contains(originMaxConnections) else { throw ValidationError("--origin-max-connections must be 1 to 1024.") }
+        guard pageCacheBytes >= 0 else { throw ValidationError("--page-cache-bytes must not be negative.") }
+        guard listTtl >= 0, detailTtl >= 0, staleWhileRevalidate >= 0, staleIfError >= 0 else {
+            throw ValidationError("Cache times must not be negative.")
         }
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together.")
@@ -95,6 +128,15 @@ struct GatewayCommand: ParsableCommand {
         configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000))
         configuration.compression.minimumBytes = gzipMinBytes
+        configuration.originClient.connectTimeout = .seconds(originConnectTimeout)
+        configuration.originClient.requestTimeout = .seconds(originTimeout)
+        configuration.originClient.maxConnectionsPerLoop = originMaxConnections
+        configuration.originCAFile = originCaFile
+        configuration.readPath.cache.byteBudget = pageCacheBytes
+        configuration.readPath.listTimeToLive = .seconds(listTtl)
+        configuration.readPath.detailTimeToLive = .seconds(detailTtl)
+        configuration.readPath.cache.staleWhileRevalidate = .seconds(staleWhileRevalidate)
+        configuration.readPath.cache.staleIfError = .seconds(staleIfError)
         return configuration
     }
 
@@ -112,8 +154,12 @@ struct GatewayCommand: ParsableCommand {
                 demoOrigin = origin
                 configuration.origin = try origin.start().absoluteString
             }
+            let reads = ProductReads(
+                endpoint: try OriginEndpoint(url: configuration.origin!), configuration: configuration.readPath,
+                compression: configuration.compression, metrics: metrics)
             let server = GatewayServer(
-                configuration: configuration, router: GatewayApplication.router(metrics: metrics), logger: logger, metrics: metrics)
+                configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads), logger: logger,
+                metrics: metrics)
             try server.start()
             let signal = TerminationSignal.wait()
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])

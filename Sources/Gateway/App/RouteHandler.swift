@@ -5,12 +5,16 @@ public struct RouteContext: Sendable {
     /// Path parameters by name, percent-decoded (`{id}` in `/v1/products/{id}`).
     public var parameters: [String: String]
     public var requestID: String
+    /// The origin client of the loop running the handler; nil without an origin. Use it
+    /// only on that loop (a `deferred` handler is there).
+    public let origin: OriginClient?
     private let baseLogger: Logger
 
-    public init(parameters: [String: String] = [:], requestID: String, logger: Logger) {
+    public init(parameters: [String: String] = [:], requestID: String, logger: Logger, origin: OriginClient? = nil) {
         self.parameters = parameters
         self.requestID = requestID
         self.baseLogger = logger
+        self.origin = origin
     }
 
     /// The server's logger with this request's id as `request_id` metadata. Built on use, so

@@ -65,10 +65,10 @@ public struct Router: Sendable {
 
         /// Answers through `responder` exactly once. On the loop thread that owns the
         /// request.
-        public func run(_ request: GatewayRequest, logger: Logger, responder: Responder) {
+        public func run(_ request: GatewayRequest, logger: Logger, origin: OriginClient? = nil, responder: Responder) {
             switch match {
             case .found(let handler, let parameters, _):
-                let context = RouteContext(parameters: parameters, requestID: request.requestID, logger: logger)
+                let context = RouteContext(parameters: parameters, requestID: request.requestID, logger: logger, origin: origin)
                 handler.run(request, context: context, responder: responder)
             case .options(let allowed, _):
                 responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))

@@ -24,6 +24,12 @@ public struct GatewayConfiguration: Sendable {
     public var listenBacklog: Int = 1024
     /// When and how responses are gzipped.
     public var compression = ResponseCompression()
+    /// Limits of the origin client (per loop).
+    public var originClient = OriginClientConfiguration()
+    /// A PEM file of CAs trusted for an https origin instead of the system's.
+    public var originCAFile: String?
+    /// Caching and mapping of the product read path.
+    public var readPath = ReadPathConfiguration()
     /// Serve HTTPS with this server context instead of plain HTTP.
     public var tls: TLSContext?
     /// Bodies at least this large are compressed off the loop thread.

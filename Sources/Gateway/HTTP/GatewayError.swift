@@ -32,6 +32,13 @@ public struct GatewayError: Error, Sendable, Equatable {
 
     static let typePrefix = "urn:open-market-gateway:problem:"
 
+    /// This error with one more response header.
+    public func adding(header name: String, _ value: String) -> GatewayError {
+        var headers = self.headers
+        headers.set(name, value)
+        return GatewayError(status: status, type: type, title: title, detail: detail, fieldErrors: fieldErrors, headers: headers)
+    }
+
     public static func badRequest(_ detail: String) -> GatewayError {
         GatewayError(status: 400, detail: detail)
     }

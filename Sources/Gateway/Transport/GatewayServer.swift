@@ -37,13 +37,23 @@ public final class GatewayServer: Sendable {
         let configuration = core.configuration
         var fronts: [HTTPFront] = []
         var port = configuration.port
+        var originTLS: TLSContext?
+        if let origin = configuration.origin {
+            let endpoint: OriginEndpoint
+            do {
+                endpoint = try OriginEndpoint(url: origin)
+            } catch {
+                throw TransportError(error.description)
+            }
+            if endpoint.scheme == .https { originTLS = try TLSContext.client(caFile: configuration.originCAFile) }
+        }
         let threads = max(1, configuration.threads)
         for index in 0..<threads {
             let socket = try ListeningSocket.open(host: configuration.host, port: port, backlog: configuration.listenBacklog)
             if index == 0 { port = ListeningSocket.port(of: socket) }
             do {
                 let loop = try EventLoop(name: "gateway-loop-\(index)")
-                fronts.append(try HTTPFront(loop: loop, core: core, socket: socket))
+                fronts.append(try HTTPFront(loop: loop, core: core, socket: socket, originTLS: originTLS))
             } catch {
                 close(socket)
                 fronts.forEach { $0.free() }

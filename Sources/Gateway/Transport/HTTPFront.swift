@@ -18,6 +18,8 @@ final class HTTPFront: @unchecked Sendable {
     let inputGuard = ConnectionInputGuard()
     /// This loop's request metric handles.
     let requestMetrics: RequestMetrics
+    /// This loop's client for the origin, when the gateway has one.
+    let originClient: OriginClient?
 
     static let allowedMethods: UInt16 = {
         let all: [evhttp_cmd_type] = [
@@ -28,10 +30,12 @@ final class HTTPFront: @unchecked Sendable {
     }()
 
     /// Sets up evhttp on `loop` and starts accepting on `socket` (already listening).
-    init(loop: EventLoop, core: ServerCore, socket: Int32) throws(TransportError) {
+    init(loop: EventLoop, core: ServerCore, socket: Int32, originTLS: TLSContext?) throws(TransportError) {
         self.loop = loop
         self.core = core
         requestMetrics = RequestMetrics(metrics: core.metrics)
+        originClient = core.configuration.origin == nil
+            ? nil : OriginClient(loop: loop, configuration: core.configuration.originClient, tls: originTLS, metrics: core.metrics)
         guard let http = evhttp_new(loop.base), let scratch = evbuffer_new() else {
             throw TransportError("evhttp_new failed")
         }
@@ -71,6 +75,7 @@ final class HTTPFront: @unchecked Sendable {
     /// Frees evhttp and every connection it holds. Only with no request in flight, and only
     /// on the loop thread or after the loop has ended.
     func free() {
+        originClient?.close()
         if let http { evhttp_free(http) }
         http = nil
         evbuffer_free(scratch)
@@ -104,7 +109,7 @@ final class HTTPFront: @unchecked Sendable {
             peer: Self.peer(of: request))
         let resolution = core.router.resolve(gatewayRequest)
         exchange.route = resolution.label
-        resolution.run(gatewayRequest, logger: core.logger, responder: responder)
+        resolution.run(gatewayRequest, logger: core.logger, origin: originClient, responder: responder)
     }
 
     private static func readHeaders(_ request: OpaquePointer) -> HTTPHeaders {

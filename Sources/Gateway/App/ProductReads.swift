@@ -1,0 +1,198 @@
+import Dispatch
+import GatewayModels
+
+/// `GET /v1/products?page=N` and `GET /v1/products/{id}`: contract pages from the cache when
+/// possible, otherwise from the origin through the loop's `OriginClient`.
+///
+/// Runs as `deferred` handlers on the loop that owns the request. A fresh hit writes stored
+/// bytes. A miss joins the one origin fetch for its key (from any loop); the leader maps and
+/// gzips the origin's body off the loop, stores it, and every waiter answers from the
+/// stored page on its own loop. Stale pages are served while one refresh runs, and expired
+/// ones are served when the origin fails, up to the stale-if-error window.
+public struct ProductReads: Sendable {
+    /// What a fetch for one key produced.
+    enum Outcome: Sendable {
+        case page(CachedPage)
+        case failure(GatewayError, originStatus: Int?)
+    }
+
+    private enum Kind: Sendable {
+        case list(page: Int)
+        case detail(id: Int64)
+    }
+
+    let cache: PageCache
+    let configuration: ReadPathConfiguration
+    let endpoint: OriginEndpoint
+    let metrics: GatewayMetrics
+    let compression: ResponseCompression
+    private let coalescer = RequestCoalescer<PageCacheKey, Outcome>()
+    static let maxPage = 10_000
+
+    public init(
+        endpoint: OriginEndpoint, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics
+    ) {
+        self.endpoint = endpoint
+        self.configuration = configuration
+        self.compression = compression
+        self.metrics = metrics
+        cache = PageCache(configuration: configuration.cache)
+    }
+
+    /// Adds the two read routes to `router`.
+    public func register(in router: inout Router) {
+        router.add(.get, "/v1/products", .deferred { request, context, responder in
+            guard let page = Self.page(from: request) else {
+                responder.fail(GatewayError.invalidFields([FieldError(field: "page", message: "must be a whole number from 1 to \(Self.maxPage).")]))
+                return
+            }
+            serve(.list(page: page), request: request, context: context, responder: responder)
+        })
+        router.add(.get, "/v1/products/{id}", .deferred { request, context, responder in
+            guard let id = context.parameters["id"].flatMap({ Int64($0) }), id > 0, context.parameters["id"]?.first != "+" else {
+                responder.fail(GatewayError.invalidFields([FieldError(field: "id", message: "must be a positive whole number.")]))
+                return
+            }
+            serve(.detail(id: id), request: request, context: context, responder: responder)
+        })
+    }
+
+    /// The `page` query parameter: absent means 1; anything but 1…maxPage in plain digits is
+    /// refused.
+    static func page(from request: GatewayRequest) -> Int? {
+        guard let text = request.queryValue("page") else { return 1 }
+        guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let page = Int(text),
+            (1...maxPage).contains(page)
+        else { return nil }
+        return page
+    }
+
+    private func serve(_ kind: Kind, request: GatewayRequest, context: RouteContext, responder: Responder) {
+        let locale = configuration.locales.resolve(acceptLanguage: request.headers["Accept-Language"])
+        let key = Self.key(kind, locale: locale)
+        let now = ContinuousClock.now
+        let cached = cache.lookup(key, now: now)
+        switch cached?.freshness {
+        case .fresh:
+            metrics.cacheEvent("hit", cache: "page")
+            let page = cached!.page
+            responder.send(answer(page, request, locale, status: CacheStatus.hit(ttl: Self.secondsLeft(page, now)), now: now))
+            return
+        case .stale:
+            metrics.cacheEvent("stale", cache: "page")
+            responder.send(answer(cached!.page, request, locale, status: CacheStatus.staleWhileRevalidating, now: now))
+            fetch(kind, key: key, locale: locale, request: request, context: context) { _ in }
+            return
+        case .expired, nil:
+            metrics.cacheEvent(cached == nil ? "miss" : "expired", cache: "page")
+        }
+        let fwd = cached == nil ? "miss" : "stale"
+        fetch(kind, key: key, locale: locale, request: request, context: context) { outcome in
+            let now = ContinuousClock.now
+            switch outcome {
+            case .page(let page):
+                responder.send(answer(page, request, locale, status: CacheStatus.stored(fwd: fwd), now: now))
+            case .failure(let error, let originStatus):
+                if let stale = cached?.page, error.status >= 500 {
+                    metrics.cacheEvent("stale_if_error", cache: "page")
+                    responder.send(answer(stale, request, locale, status: CacheStatus.staleIfError(status: originStatus), now: now))
+                } else {
+                    responder.fail(error.adding(header: "Cache-Status", CacheStatus.notStored(fwd: fwd, status: originStatus)))
+                }
+            }
+        }
+    }
+
+    private func answer(_ page: CachedPage, _ request: GatewayRequest, _ locale: ClientLocale, status: String, now: ContinuousClock.Instant)
+        -> GatewayResponse
+    {
+        if page.status == 404 {
+            var response = GatewayError.notFound("No product at this address.").response(requestID: request.requestID)
+            response.headers.set("Cache-Status", status)
+            response.headers.set("Cache-Control", "public, max-age=\(Self.secondsLeft(page, now))")
+            return response
+        }
+        return PageResponse.render(page, for: request, locale: locale.identifier, cacheStatus: status, maxAge: Self.secondsLeft(page, now))
+    }
+
+    /// Joins (or leads) the fetch for `key`; `completion` gets the outcome on whichever
+    /// thread finishes it.
+    private func fetch(
+        _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext,
+        completion: @escaping @Sendable (Outcome) -> Void
+    ) {
+        guard coalescer.join(key, waiter: completion) else { return }
+        guard let origin = context.origin else {
+            coalescer.finish(key, with: .failure(.serviceUnavailable("No origin is configured."), originStatus: nil))
+            return
+        }
+        let target: String
+        switch kind {
+        case .list(let page): target = configuration.generation.listTarget(page: page)
+        case .detail(let id): target = configuration.generation.detailTarget(id: id)
+        }
+        let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID)
+        origin.send(originRequest, to: endpoint) { result in
+            switch result {
+            case .success(let response) where response.status == 200:
+                // Mapping and compression are CPU work: off the loop.
+                DispatchQueue.global().async {
+                    coalescer.finish(key, with: store(response.body, kind: kind, key: key, locale: locale, context: context))
+                }
+            case .success(let response) where response.status == 404:
+                let page = CachedPage(
+                    status: 404, contentType: "application/problem+json", identity: [], gzip: nil, storedAt: .now,
+                    timeToLive: configuration.notFoundTimeToLive)
+                storeCounting(page, key)
+                coalescer.finish(key, with: .page(page))
+            case .success(let response):
+                let error: GatewayError = response.status >= 500
+                    ? .badGateway("The origin answered \(response.status).")
+                    : .badGateway("The origin refused the request with \(response.status).")
+                coalescer.finish(key, with: .failure(error, originStatus: response.status))
+            case .failure(let failure):
+                coalescer.finish(key, with: .failure(failure.gatewayError, originStatus: nil))
+            }
+        }
+    }
+
+    /// Maps the origin's body to contract bytes, gzips them, stores the page.
+    private func store(_ body: [UInt8], kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext) -> Outcome {
+        let identity: [UInt8]
+        let timeToLive: Duration
+        do {
+            switch kind {
+            case .list(let page):
+                identity = try configuration.generation.pageJSON(bytes: body, page: page, locale: locale)
+                timeToLive = configuration.listTimeToLive
+            case .detail:
+                identity = try configuration.generation.detailJSON(bytes: body, locale: locale)
+                timeToLive = configuration.detailTimeToLive
+            }
+        } catch {
+            context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
+            return .failure(.badGateway("The origin's response could not be read."), originStatus: 200)
+        }
+        let gzip = identity.count >= compression.minimumBytes ? Gzip.compress(identity, level: compression.level) : nil
+        let page = CachedPage(
+            status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: .now, timeToLive: timeToLive)
+        storeCounting(page, key)
+        return .page(page)
+    }
+
+    private func storeCounting(_ page: CachedPage, _ key: PageCacheKey) {
+        let evicted = cache.store(page, for: key)
+        for _ in 0..<evicted { metrics.cacheEvent("eviction", cache: "page") }
+    }
+
+    private static func key(_ kind: Kind, locale: ClientLocale) -> PageCacheKey {
+        switch kind {
+        case .list(let page): PageCacheKey(route: "/v1/products", parameters: ["page=\(page)"], locale: locale.identifier)
+        case .detail(let id): PageCacheKey(route: "/v1/products/{id}", parameters: ["id=\(id)"], locale: locale.identifier)
+        }
+    }
+
+    private static func secondsLeft(_ page: CachedPage, _ now: ContinuousClock.Instant) -> Int {
+        max(0, Int((page.timeToLive - (now - page.storedAt)).components.seconds))
+    }
+}

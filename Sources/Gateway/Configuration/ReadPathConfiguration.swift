@@ -1,0 +1,17 @@
+import GatewayModels
+
+/// How the product read path caches and talks to the origin.
+public struct ReadPathConfiguration: Sendable {
+    /// The origin's API generation (paths and field mapping).
+    public var generation: OriginGeneration = .v1
+    /// Freshness of list pages and of product details.
+    public var listTimeToLive: Duration = .seconds(30)
+    public var detailTimeToLive: Duration = .seconds(60)
+    /// How long an origin 404 is remembered.
+    public var notFoundTimeToLive: Duration = .seconds(5)
+    public var cache = PageCache.Configuration()
+    /// Supported locales and the default for everything else.
+    public var locales = LocaleResolver()
+
+    public init() {}
+}

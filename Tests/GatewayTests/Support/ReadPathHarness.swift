@@ -1,0 +1,43 @@
+import DemoOrigin
+import Foundation
+import Logging
+@testable import Gateway
+
+/// A gateway with the product read routes in front of a demo origin, both on 127.0.0.1.
+struct ReadPathHarness {
+    let origin: DemoOrigin
+    let server: GatewayServer
+    let metrics: GatewayMetrics
+    var port: Int { server.port }
+
+    /// Starts both, runs `body`, stops both.
+    static func with(
+        threads: Int = 2, configure: (inout GatewayConfiguration) -> Void = { _ in },
+        _ body: (ReadPathHarness) async throws -> Void
+    ) async throws {
+        var logger = Logger(label: "read-path-test")
+        logger.logLevel = .critical
+        let origin = DemoOrigin(logger: logger)
+        let url = try origin.start()
+        var configuration = GatewayConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.threads = threads
+        configuration.shutdownGrace = .seconds(3)
+        configuration.origin = url.absoluteString
+        configure(&configuration)
+        let metrics = GatewayMetrics()
+        let reads = ProductReads(
+            endpoint: try OriginEndpoint(url: url.absoluteString), configuration: configuration.readPath,
+            compression: configuration.compression, metrics: metrics)
+        let server = GatewayServer(
+            configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads), logger: logger,
+            metrics: metrics)
+        try server.start()
+        defer {
+            server.shutdown()
+            origin.shutdown()
+        }
+        try await body(ReadPathHarness(origin: origin, server: server, metrics: metrics))
+    }
+}
