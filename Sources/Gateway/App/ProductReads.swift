@@ -1,5 +1,6 @@
 import Dispatch
 import GatewayModels
+import Synchronization
 
 /// `GET /v1/products?page=N` and `GET /v1/products/{id}`: contract pages from the cache when
 /// possible, otherwise from the origin through the loop's `OriginClient`.
@@ -9,7 +10,7 @@ import GatewayModels
 /// gzips the origin's body off the loop, stores it, and every waiter answers from the
 /// stored page on its own loop. Stale pages are served while one refresh runs, and expired
 /// ones are served when the origin fails, up to the stale-if-error window.
-public struct ProductReads: Sendable {
+public final class ProductReads: Sendable {
     /// What a fetch for one key produced.
     enum Outcome: Sendable {
         case page(CachedPage)
@@ -27,7 +28,11 @@ public struct ProductReads: Sendable {
     let metrics: GatewayMetrics
     let compression: ResponseCompression
     private let coalescer = RequestCoalescer<PageCacheKey, Outcome>()
+    private let occupancy = PageOccupancy()
+    /// Prefetches running now; at most `maxPrefetches`.
+    private let prefetches = Atomic<Int>(0)
     static let maxPage = 10_000
+    static let maxPrefetches = 8
 
     public init(
         endpoint: OriginEndpoint, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics
@@ -41,14 +46,14 @@ public struct ProductReads: Sendable {
 
     /// Adds the two read routes to `router`.
     public func register(in router: inout Router) {
-        router.add(.get, "/v1/products", .deferred { request, context, responder in
+        router.add(.get, "/v1/products", .deferred { [self] request, context, responder in
             guard let page = Self.page(from: request) else {
                 responder.fail(GatewayError.invalidFields([FieldError(field: "page", message: "must be a whole number from 1 to \(Self.maxPage).")]))
                 return
             }
             serve(.list(page: page), request: request, context: context, responder: responder)
         })
-        router.add(.get, "/v1/products/{id}", .deferred { request, context, responder in
+        router.add(.get, "/v1/products/{id}", .deferred { [self] request, context, responder in
             guard let id = context.parameters["id"].flatMap({ Int64($0) }), id > 0, context.parameters["id"]?.first != "+" else {
                 responder.fail(GatewayError.invalidFields([FieldError(field: "id", message: "must be a positive whole number.")]))
                 return
@@ -87,11 +92,14 @@ public struct ProductReads: Sendable {
             metrics.cacheEvent(cached == nil ? "miss" : "expired", cache: "page")
         }
         let fwd = cached == nil ? "miss" : "stale"
-        fetch(kind, key: key, locale: locale, request: request, context: context) { outcome in
+        fetch(kind, key: key, locale: locale, request: request, context: context) { [self] outcome in
             let now = ContinuousClock.now
             switch outcome {
             case .page(let page):
                 responder.send(answer(page, request, locale, status: CacheStatus.stored(fwd: fwd), now: now))
+                if case .list(let number) = kind, (occupancy.itemCount(number) ?? 1) > 0 {
+                    prefetch(page: number + 1, locale: locale, request: request, context: context)
+                }
             case .failure(let error, let originStatus):
                 if let stale = cached?.page, error.status >= 500 {
                     metrics.cacheEvent("stale_if_error", cache: "page")
@@ -132,11 +140,11 @@ public struct ProductReads: Sendable {
         case .detail(let id): target = configuration.generation.detailTarget(id: id)
         }
         let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID)
-        origin.send(originRequest, to: endpoint) { result in
+        origin.send(originRequest, to: endpoint) { [self] result in
             switch result {
             case .success(let response) where response.status == 200:
                 // Mapping and compression are CPU work: off the loop.
-                DispatchQueue.global().async {
+                DispatchQueue.global().async { [self] in
                     coalescer.finish(key, with: store(response.body, kind: kind, key: key, locale: locale, context: context))
                 }
             case .success(let response) where response.status == 404:
@@ -163,7 +171,13 @@ public struct ProductReads: Sendable {
         do {
             switch kind {
             case .list(let page):
-                identity = try configuration.generation.pageJSON(bytes: body, page: page, locale: locale)
+                var contract = try configuration.generation.mapPage(bytes: body, page: page, locale: locale)
+                if configuration.generation == .v1 {
+                    // v1 has no "has next" flag: say what page + 1 held when it is known.
+                    learn(page: page, itemCount: contract.items.count)
+                    if let next = occupancy.itemCount(page + 1) { contract.hasNextPage = next > 0 }
+                }
+                identity = contract.jsonBytes()
                 timeToLive = configuration.listTimeToLive
             case .detail:
                 identity = try configuration.generation.detailJSON(bytes: body, locale: locale)
@@ -178,6 +192,37 @@ public struct ProductReads: Sendable {
             status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: .now, timeToLive: timeToLive)
         storeCounting(page, key)
         return .page(page)
+    }
+
+    /// Records how many items v1 `page` held. When that contradicts the `hasNextPage` page
+    /// `page - 1` was rendered with (what was known of `page` then, or else "page - 1 is
+    /// full"), page `page - 1` leaves the cache so its next rendering says the truth.
+    private func learn(page: Int, itemCount: Int) {
+        let previous = occupancy.record(page, itemCount: itemCount)
+        guard page > 1 else { return }
+        let renderedHasNext = previous.map { $0 > 0 }
+            ?? occupancy.itemCount(page - 1).map { $0 >= OriginGeneration.v1PageSize }
+        guard renderedHasNext != (itemCount > 0) else { return }
+        let before = "page=\(page - 1)"
+        cache.remove { $0.route == "/v1/products" && $0.parameters == [before] }
+    }
+
+    /// Fetches list page `page` in the background after a miss on the page before it, so the
+    /// next scroll is a hit. Bounded; skipped when cached or already running.
+    private func prefetch(page: Int, locale: ClientLocale, request: GatewayRequest, context: RouteContext) {
+        guard page <= Self.maxPage, let origin = context.origin else { return }
+        let key = Self.key(.list(page: page), locale: locale)
+        guard cache.lookup(key, now: .now) == nil else { return }
+        guard prefetches.add(1, ordering: .relaxed).newValue <= Self.maxPrefetches else {
+            prefetches.subtract(1, ordering: .relaxed)
+            return
+        }
+        metrics.cacheEvent("prefetch", cache: "page")
+        origin.loop.execute { [self] in
+            fetch(.list(page: page), key: key, locale: locale, request: request, context: context) { [self] _ in
+                prefetches.subtract(1, ordering: .relaxed)
+            }
+        }
     }
 
     private func storeCounting(_ page: CachedPage, _ key: PageCacheKey) {

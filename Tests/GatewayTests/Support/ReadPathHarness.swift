@@ -8,7 +8,21 @@ struct ReadPathHarness {
     let origin: DemoOrigin
     let server: GatewayServer
     let metrics: GatewayMetrics
+    let reads: ProductReads
     var port: Int { server.port }
+
+    /// Waits (up to 3 s) until `condition` holds; returns whether it did.
+    func wait(until condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<300 where !condition() {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    /// The cache key of list page `page` in ko-KR.
+    static func listKey(_ page: Int) -> PageCacheKey {
+        PageCacheKey(route: "/v1/products", parameters: ["page=\(page)"], locale: "ko-KR")
+    }
 
     /// Starts both, runs `body`, stops both.
     static func with(
@@ -38,6 +52,6 @@ struct ReadPathHarness {
             server.shutdown()
             origin.shutdown()
         }
-        try await body(ReadPathHarness(origin: origin, server: server, metrics: metrics))
+        try await body(ReadPathHarness(origin: origin, server: server, metrics: metrics, reads: reads))
     }
 }
