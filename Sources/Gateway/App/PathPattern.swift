@@ -37,15 +37,21 @@ struct PathPattern: Sendable, Equatable, CustomStringConvertible {
     /// empty segments (`//`, a trailing `/` after the root), dot segments, bad escapes, or
     /// an encoded `/`.
     static func split(_ path: String) -> [String]? {
-        guard path.hasPrefix("/") else { return nil }
-        if path == "/" { return [] }
+        let utf8 = path.utf8
+        guard utf8.first == UInt8(ascii: "/") else { return nil }
+        if utf8.count == 1 { return [] }
         var result: [String] = []
-        for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            guard !raw.isEmpty, let decoded = PercentDecoding.decode(raw), !decoded.contains("/"),
+        result.reserveCapacity(4)
+        var rest = utf8.dropFirst()
+        while true {
+            let end = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+            let raw = Substring(rest[..<end])
+            guard !raw.isEmpty, let decoded = PercentDecoding.decode(raw), !decoded.utf8.contains(UInt8(ascii: "/")),
                 decoded != ".", decoded != ".."
             else { return nil }
             result.append(decoded)
+            guard end != rest.endIndex else { return result }
+            rest = rest[rest.index(after: end)...]
         }
-        return result
     }
 }

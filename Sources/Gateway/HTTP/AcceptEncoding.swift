@@ -7,6 +7,13 @@ public enum AcceptEncoding {
     /// that names neither, means identity only: a gateway should not guess.
     public static func allowsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
+        // The common shapes, answered without parsing.
+        switch header {
+        case "gzip", "gzip, deflate", "gzip, deflate, br", "gzip, deflate, br, zstd", "br, gzip, deflate", "deflate, gzip":
+            return true
+        default:
+            break
+        }
         var wildcard: Double?
         for element in header.split(separator: ",") {
             let parts = element.split(separator: ";")

@@ -37,9 +37,21 @@ public struct GatewayRequest: Sendable {
         }
     }
 
-    /// The first value of query parameter `name`.
+    /// The first value of query parameter `name`, percent-decoded. Names are compared as
+    /// sent (a percent-encoded name is decoded first, as `queryItems` does).
     public func queryValue(_ name: String) -> String? {
-        queryItems.first { $0.name == name }?.value
+        guard let query, !query.isEmpty else { return nil }
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let equals = pair.firstIndex(of: "=")
+            let rawName = pair[..<(equals ?? pair.endIndex)]
+            guard rawName == name[...] || (rawName.contains("%") || rawName.contains("+"))
+                && PercentDecoding.decode(rawName, plusIsSpace: true) == name
+            else { continue }
+            guard let equals else { return "" }
+            let rawValue = pair[pair.index(after: equals)...]
+            return PercentDecoding.decode(rawValue, plusIsSpace: true) ?? String(rawValue)
+        }
+        return nil
     }
 }
 

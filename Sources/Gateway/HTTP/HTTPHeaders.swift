@@ -59,17 +59,51 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
             add(name, token)
             return
         }
-        let tokens = existing.split(separator: ",").map { $0.trimmingSpaces() }
-        if tokens.contains(where: { Self.sameName($0, token) }) { return }
+        if Self.listContains(existing, token) { return }
         set(name, existing + ", " + token)
+    }
+
+    /// Whether the comma-separated `list` has `token` as one of its elements (ASCII case
+    /// insensitive, spaces around elements ignored), without allocating.
+    static func listContains(_ list: String, _ token: String) -> Bool {
+        var list = list
+        var token = token
+        return list.withUTF8 { items in
+            token.withUTF8 { wanted in
+                var start = 0
+                while start <= items.count {
+                    var end = start
+                    while end < items.count && items[end] != UInt8(ascii: ",") { end += 1 }
+                    var low = start
+                    var high = end
+                    while low < high && (items[low] == 0x20 || items[low] == 0x09) { low += 1 }
+                    while high > low && (items[high - 1] == 0x20 || items[high - 1] == 0x09) { high -= 1 }
+                    if equalIgnoringASCIICase(UnsafeBufferPointer(rebasing: items[low..<high]), wanted) { return true }
+                    start = end + 1
+                }
+                return false
+            }
+        }
     }
 
     /// ASCII case-insensitive equality, without allocating (header names are ASCII tokens).
     static func sameName(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
-        return zip(a.utf8, b.utf8).allSatisfy { x, y in
-            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        var a = a
+        var b = b
+        return a.withUTF8 { x in b.withUTF8 { y in equalIgnoringASCIICase(x, y) } }
+    }
+
+    static func equalIgnoringASCIICase(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard x.count == y.count else { return false }
+        for index in 0..<x.count {
+            let a = x[index]
+            let b = y[index]
+            if a == b { continue }
+            let folded = a | 0x20
+            guard folded == b | 0x20, folded >= UInt8(ascii: "a"), folded <= UInt8(ascii: "z") else { return false }
         }
+        return true
     }
 }
 

@@ -9,6 +9,9 @@ import Prometheus
 public final class GatewayMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let factory: PrometheusMetricsFactory
+    /// Page-cache event counters, made once: events are counted on every read.
+    private let pageCacheEvents: [String: CoreMetrics.Counter]
+    static let pageCacheEventNames = ["hit", "stale", "miss", "expired", "stale_if_error", "eviction", "prefetch"]
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -19,6 +22,11 @@ public final class GatewayMetrics: Sendable {
             .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
         ]
         self.factory = factory
+        var events: [String: CoreMetrics.Counter] = [:]
+        for event in Self.pageCacheEventNames {
+            events[event] = CoreMetrics.Counter(label: "gateway_cache_events_total", dimensions: [("cache", "page"), ("event", event)], factory: factory)
+        }
+        pageCacheEvents = events
     }
 
     func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
@@ -31,7 +39,11 @@ public final class GatewayMetrics: Sendable {
 
     /// Counts one cache event (`hit`, `miss`, `stale`, `eviction`, …) of `cache`.
     public func cacheEvent(_ event: String, cache: String) {
-        counter("gateway_cache_events_total", [("cache", cache), ("event", event)]).increment()
+        if cache == "page", let counter = pageCacheEvents[event] {
+            counter.increment()
+        } else {
+            counter("gateway_cache_events_total", [("cache", cache), ("event", event)]).increment()
+        }
     }
 
     /// Counts one request to the origin: `outcome` is the status code or the failure's

@@ -15,6 +15,25 @@ import Testing
         #expect(headers["Vary"] == "Accept-Encoding, Accept-Language")
     }
 
+    @Test func listContainsMatchesWholeElementsWithoutCase() {
+        #expect(HTTPHeaders.listContains("Accept-Encoding", "accept-encoding"))
+        #expect(HTTPHeaders.listContains("Origin,  Accept-Encoding ,X", "Accept-Encoding"))
+        #expect(HTTPHeaders.listContains("a,,b", "b"))
+        #expect(!HTTPHeaders.listContains("Accept-Encodings", "Accept-Encoding"))
+        #expect(!HTTPHeaders.listContains("X-Accept-Encoding", "Accept-Encoding"))
+        #expect(!HTTPHeaders.listContains("", "Accept-Encoding"))
+        #expect(HTTPHeaders.sameName("Content-LENGTH", "content-length"))
+        #expect(!HTTPHeaders.sameName("Content-Length", "Content_Length"))
+        #expect(!HTTPHeaders.sameName("@", "`"))
+    }
+
+    @Test func queryValueDecodesNamesAndValues() {
+        let request = GatewayRequest(method: .get, path: "/", query: "pa%67e=7&page=8&x")
+        #expect(request.queryValue("page") == "7")
+        #expect(request.queryValue("x") == "")
+        #expect(GatewayRequest(method: .get, path: "/", query: "").queryValue("page") == nil)
+    }
+
     @Test func queryItemsAreDecoded() {
         let request = GatewayRequest(method: .get, path: "/v1/products", query: "page=2&q=a+b%20c&empty=&flag")
         #expect(request.queryValue("page") == "2")

@@ -1,0 +1,100 @@
+# Shared by the benchmark scripts: tools, the release build, nginx on one worker, wrk runs
+# and medians. Source it from a script that has `cd`-ed to the repository root.
+# shellcheck shell=bash
+
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-5s}
+CONNECTIONS=${CONNECTIONS:-50}
+
+bench_setup() {
+    scripts/setup
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    command -v wrk >/dev/null || $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk >/dev/null
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] \
+        || $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
+    NGINX_BIN=$(command -v nginx || echo /usr/sbin/nginx)
+    swift build -c release --product gateway >&2
+    GATEWAY_BIN="$(swift build -c release --show-bin-path)/gateway"
+    WORK=$(mktemp -d)
+    BENCH_PIDS=()
+    trap bench_cleanup EXIT
+    SERVER_CPU="taskset -c 0"
+    CLIENT_CPU="taskset -c 1"
+    if [ "$(nproc)" -lt 2 ]; then SERVER_CPU=""; CLIENT_CPU=""; fi
+    echo "wrk -t1 -c$CONNECTIONS -d$DURATION, $ROUNDS rounds, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+}
+
+bench_cleanup() {
+    for pid in "${BENCH_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+
+# Starts nginx with one worker on 127.0.0.1:$1; $2 is the server block's locations.
+start_nginx() {
+    cat > "$WORK/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$1 reuseport;
+        $2
+    }
+}
+NGINX
+    $SERVER_CPU "$NGINX_BIN" -c "$WORK/nginx.conf" -p "$WORK" &
+    BENCH_PIDS+=($!)
+    wait_for "http://127.0.0.1:$1/" any
+}
+
+# Starts the gateway (release) pinned like nginx, with the given arguments; sets GATEWAY_PID.
+start_gateway() {
+    $SERVER_CPU "$GATEWAY_BIN" "$@" 2>"$WORK/gateway.log" &
+    GATEWAY_PID=$!
+    BENCH_PIDS+=("$GATEWAY_PID")
+}
+
+# Waits until $1 answers (any status when $2 is "any", else 2xx).
+wait_for() {
+    local flag=-fs
+    [ "${2:-}" = any ] && flag=-s
+    for _ in $(seq 100); do curl $flag -o /dev/null "$1" && return; sleep 0.1; done
+    echo "no answer from $1" >&2
+    exit 1
+}
+
+# One wrk run; extra arguments go to wrk before the URL. Prints "rps p50 p99".
+measure() {
+    local url=$1
+    shift
+    $CLIENT_CPU wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency "$@" "$url" >"$WORK/wrk.out"
+    awk '/Requests\/sec/ {rps=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} END {print rps, p50, p99}' "$WORK/wrk.out"
+}
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+
+# Alternates gateway and nginx rounds and prints the medians and their ratio.
+# $1 label, $2 gateway URL, $3 nginx URL, then wrk arguments (headers) for both.
+compare() {
+    local label=$1 gateway_url=$2 nginx_url=$3
+    shift 3
+    : >"$WORK/g.txt"
+    : >"$WORK/n.txt"
+    for _ in $(seq "$ROUNDS"); do
+        measure "$gateway_url" "$@" >>"$WORK/g.txt"
+        measure "$nginx_url" "$@" >>"$WORK/n.txt"
+    done
+    local g n
+    g=$(cut -d' ' -f1 "$WORK/g.txt" | median)
+    n=$(cut -d' ' -f1 "$WORK/n.txt" | median)
+    echo "$label"
+    echo "    gateway: median $g req/s; p50/p99 per round: $(awk '{printf "%s/%s ", $2, $3}' "$WORK/g.txt")"
+    echo "    nginx:   median $n req/s; p50/p99 per round: $(awk '{printf "%s/%s ", $2, $3}' "$WORK/n.txt")"
+    awk -v g="$g" -v n="$n" 'BEGIN {printf "    ratio gateway/nginx: %.2f\n", g/n}'
+}
