@@ -86,7 +86,7 @@ final class HTTPFront: @unchecked Sendable {
     /// out through the exchange.
     fileprivate func handle(_ request: OpaquePointer) {
         let started = ContinuousClock.now
-        let headers = Self.readHeaders(request)
+        let headers = EvhttpInput.headers(of: request)
         let requestID = RequestID.accept(headers[RequestID.headerName])
         let method = Self.method(of: request)
         let (path, query) = Self.target(of: request)
@@ -103,25 +103,13 @@ final class HTTPFront: @unchecked Sendable {
             responder.fail(GatewayError(status: 501, detail: "This method is not supported."))
             return
         }
-        let body = Self.readBody(request)
+        let body = EvhttpInput.body(of: request)
         let gatewayRequest = GatewayRequest(
             method: method, path: path, query: query, headers: headers, body: body, requestID: requestID,
             peer: Self.peer(of: request))
         let resolution = core.router.resolve(gatewayRequest)
         exchange.route = resolution.label
         resolution.run(gatewayRequest, logger: core.logger, origin: originClient, responder: responder)
-    }
-
-    private static func readHeaders(_ request: OpaquePointer) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        var entry = evhttp_request_get_input_headers(request)?.pointee.tqh_first
-        while let field = entry {
-            if let key = field.pointee.key, let value = field.pointee.value {
-                headers.add(String(cString: key), String(cString: value))
-            }
-            entry = field.pointee.next.tqe_next
-        }
-        return headers
     }
 
     private static func method(of request: OpaquePointer) -> HTTPMethod? {
@@ -154,15 +142,6 @@ final class HTTPFront: @unchecked Sendable {
         evhttp_connection_get_peer(connection, &address, &port)
         guard let address else { return nil }
         return "\(String(cString: address)):\(port)"
-    }
-
-    private static func readBody(_ request: OpaquePointer) -> [UInt8] {
-        guard let buffer = evhttp_request_get_input_buffer(request) else { return [] }
-        let length = evbuffer_get_length(buffer)
-        guard length > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: length) { bytes, count in
-            count = Int(evbuffer_remove(buffer, bytes.baseAddress, length))
-        }
     }
 }
 

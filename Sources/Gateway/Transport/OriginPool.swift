@@ -224,21 +224,8 @@ final class OriginPool {
 
     private static func response(from request: OpaquePointer, maxBytes: Int) -> Result<OriginResponse, OriginFailure> {
         let status = Int(evhttp_request_get_response_code(request))
-        var headers = HTTPHeaders()
-        var entry = evhttp_request_get_input_headers(request)?.pointee.tqh_first
-        while let field = entry {
-            if let key = field.pointee.key, let value = field.pointee.value {
-                headers.add(String(cString: key), String(cString: value))
-            }
-            entry = field.pointee.next.tqe_next
-        }
-        var body: [UInt8] = []
-        if let buffer = evhttp_request_get_input_buffer(request) {
-            let length = evbuffer_get_length(buffer)
-            body = [UInt8](unsafeUninitializedCapacity: length) { bytes, count in
-                count = length == 0 ? 0 : Int(evbuffer_remove(buffer, bytes.baseAddress, length))
-            }
-        }
+        var headers = EvhttpInput.headers(of: request)
+        var body = EvhttpInput.body(of: request)
         if let encoding = headers["Content-Encoding"]?.trimmingSpaces(), HTTPHeaders.sameName(encoding, "gzip") {
             do {
                 body = try Gzip.decompress(body, maxBytes: maxBytes)

@@ -5,63 +5,63 @@ import Testing
 extension IntegrationTests {
     /// HTTPS origins: a local origin behind a certificate made for the test.
     @Suite struct OriginTLS {
-        @Test func verifiedHTTPSWithKeepAliveByNameAndByAddress() async throws {
-            let certificate = try TestCertificate(subjectAltNames: ["DNS:localhost", "IP:127.0.0.1"])
+        /// An https test origin presenting a new certificate for `names`, and a client that
+        /// trusts that certificate (or, with `trustIt` false, only the system's CAs).
+        private func with(
+            certificateFor names: [String], trustIt: Bool = true, _ body: (TestOrigin, TestOriginClient) async throws -> Void
+        ) async throws {
+            let certificate = try TestCertificate(subjectAltNames: names)
             let origin = try TestOrigin(tls: .server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile))
-            let client = try TestOriginClient(tls: .client(caFile: certificate.certificateFile))
+            let client = try TestOriginClient(tls: .client(caFile: trustIt ? certificate.certificateFile : nil))
             defer {
                 client.shutdown()
                 origin.shutdown()
             }
-            for host in ["localhost", "127.0.0.1"] {
-                let endpoint = origin.secureEndpoint(host: host)
-                var peers = Set<String>()
-                for page in 1...3 {
-                    let response = try await client.get("/items/\(page)", from: endpoint).get()
-                    #expect(response.body == Array("{\"page\":\(page)}".utf8))
-                    peers.insert(response.headers["X-Peer"] ?? "")
+            try await body(origin, client)
+        }
+
+        /// The reason of a TLS connect failure, or nil (recording an issue) for anything else.
+        private func tlsFailure(_ result: Result<OriginResponse, OriginFailure>) -> String? {
+            guard case .failure(.connectFailed(let reason)) = result, reason.hasPrefix("TLS: ") else {
+                Issue.record("expected a TLS connect failure, got \(result)")
+                return nil
+            }
+            return reason
+        }
+
+        @Test func verifiedHTTPSWithKeepAliveByNameAndByAddress() async throws {
+            try await with(certificateFor: ["DNS:localhost", "IP:127.0.0.1"]) { origin, client in
+                for host in ["localhost", "127.0.0.1"] {
+                    let endpoint = origin.secureEndpoint(host: host)
+                    var peers = Set<String>()
+                    for page in 1...3 {
+                        let response = try await client.get("/items/\(page)", from: endpoint).get()
+                        #expect(response.body == Array("{\"page\":\(page)}".utf8))
+                        peers.insert(response.headers["X-Peer"] ?? "")
+                    }
+                    #expect(peers.count == 1, "one TLS connection for \(host)")
+                    let gzipped = try await client.get("/gzipped", from: endpoint).get()
+                    #expect(gzipped.body == TestRoutes.jsonBody(size: 10_000))
                 }
-                #expect(peers.count == 1, "one TLS connection for \(host)")
-                let gzipped = try await client.get("/gzipped", from: endpoint).get()
-                #expect(gzipped.body == TestRoutes.jsonBody(size: 10_000))
             }
         }
 
         @Test func anUntrustedCertificateIsRefused() async throws {
-            let certificate = try TestCertificate(subjectAltNames: ["DNS:localhost"])
-            let origin = try TestOrigin(tls: .server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile))
-            let client = try TestOriginClient(tls: .client())
-            defer {
-                client.shutdown()
-                origin.shutdown()
+            try await with(certificateFor: ["DNS:localhost"], trustIt: false) { origin, client in
+                let reason = tlsFailure(await client.get("/items/1", from: origin.secureEndpoint(host: "localhost")))
+                #expect(reason?.contains("certificate verify failed") == true)
+                #expect(origin.hits("GET /items/1") == 0)
             }
-            let result = await client.get("/items/1", from: origin.secureEndpoint(host: "localhost"))
-            guard case .failure(.connectFailed(let reason)) = result else {
-                Issue.record("expected a TLS connect failure, got \(result)")
-                return
-            }
-            #expect(reason.hasPrefix("TLS: "))
-            #expect(reason.contains("certificate verify failed"))
-            #expect(origin.hits("GET /items/1") == 0)
         }
 
         @Test func aCertificateForAnotherNameIsRefused() async throws {
-            let certificate = try TestCertificate(subjectAltNames: ["DNS:other.example"])
-            let origin = try TestOrigin(tls: .server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile))
-            let client = try TestOriginClient(tls: .client(caFile: certificate.certificateFile))
-            defer {
-                client.shutdown()
-                origin.shutdown()
-            }
-            for host in ["localhost", "127.0.0.1"] {
-                let result = await client.get("/items/1", from: origin.secureEndpoint(host: host))
-                guard case .failure(.connectFailed(let reason)) = result else {
-                    Issue.record("expected a TLS connect failure for \(host), got \(result)")
-                    continue
+            try await with(certificateFor: ["DNS:other.example"]) { origin, client in
+                for host in ["localhost", "127.0.0.1"] {
+                    let reason = tlsFailure(await client.get("/items/1", from: origin.secureEndpoint(host: host)))
+                    #expect(reason?.contains("certificate verify failed") == true, "\(host)")
                 }
-                #expect(reason.contains("certificate verify failed"), "\(host): \(reason)")
+                #expect(origin.hits("GET /items/1") == 0)
             }
-            #expect(origin.hits("GET /items/1") == 0)
         }
 
         @Test func aMissingCAFileIsAClearError() {
