@@ -157,9 +157,10 @@ struct GatewayCommand: ParsableCommand {
             let reads = ProductReads(
                 endpoint: try OriginEndpoint(url: configuration.origin!), configuration: configuration.readPath,
                 compression: configuration.compression, metrics: metrics)
+            let writes = ProductWrites(endpoint: reads.endpoint, generation: configuration.readPath.generation, reads: reads)
             let server = GatewayServer(
-                configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads), logger: logger,
-                metrics: metrics)
+                configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads, writes: writes),
+                logger: logger, metrics: metrics)
             try server.start()
             let signal = TerminationSignal.wait()
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])

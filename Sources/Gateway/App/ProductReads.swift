@@ -24,7 +24,7 @@ public final class ProductReads: Sendable {
 
     let cache: PageCache
     let configuration: ReadPathConfiguration
-    let endpoint: OriginEndpoint
+    public let endpoint: OriginEndpoint
     let metrics: GatewayMetrics
     let compression: ResponseCompression
     private let coalescer = RequestCoalescer<PageCacheKey, Outcome>()
@@ -223,6 +223,14 @@ public final class ProductReads: Sendable {
                 prefetches.subtract(1, ordering: .relaxed)
             }
         }
+    }
+
+    /// Drops what a write to product `id` (nil: a new product) may have made untrue: its
+    /// details in every locale, every list page, and what is known of the pages' contents.
+    public func invalidate(productID id: Int64?) {
+        let detail = id.map { "id=\($0)" }
+        cache.remove { key in key.route == "/v1/products" || (detail != nil && key.parameters == [detail!]) }
+        occupancy.reset()
     }
 
     private func storeCounting(_ page: CachedPage, _ key: PageCacheKey) {

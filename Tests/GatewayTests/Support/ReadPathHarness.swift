@@ -3,7 +3,8 @@ import Foundation
 import Logging
 @testable import Gateway
 
-/// A gateway with the product read routes in front of a demo origin, both on 127.0.0.1.
+/// A gateway with the product read and write routes in front of a demo origin, both on
+/// 127.0.0.1.
 struct ReadPathHarness {
     let origin: DemoOrigin
     let server: GatewayServer
@@ -44,9 +45,10 @@ struct ReadPathHarness {
         let reads = ProductReads(
             endpoint: try OriginEndpoint(url: url.absoluteString), configuration: configuration.readPath,
             compression: configuration.compression, metrics: metrics)
+        let writes = ProductWrites(endpoint: reads.endpoint, generation: configuration.readPath.generation, reads: reads)
         let server = GatewayServer(
-            configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads), logger: logger,
-            metrics: metrics)
+            configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads, writes: writes),
+            logger: logger, metrics: metrics)
         try server.start()
         defer {
             server.shutdown()

@@ -1,0 +1,83 @@
+import Synchronization
+
+/// Remembers, per `Idempotency-Key`, the request a key was first used with and the response
+/// it got, for `retention` (24 hours by default), so a client retrying a create after a lost
+/// response gets the first response again instead of a second product. Thread-safe;
+/// bounded (the oldest keys are forgotten first).
+final class IdempotencyStore: Sendable {
+    /// What a key's first use became.
+    enum Claim: Sendable {
+        /// The key is new: the caller does the work and must call `finish` (or `release`).
+        case first
+        /// The key finished with this response for the same request: replay it.
+        case replay(GatewayResponse)
+        /// The key was first used with a different request.
+        case mismatch
+        /// The first request with this key is still running; `waiter` will get its response.
+        case waiting
+    }
+
+    private enum Entry {
+        case running(fingerprint: String, waiters: [@Sendable (GatewayResponse) -> Void])
+        case finished(fingerprint: String, response: GatewayResponse, expires: ContinuousClock.Instant)
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var order: [String] = []
+    }
+
+    private let state = Mutex(State())
+    private let retention: Duration
+    private let limit: Int
+
+    init(retention: Duration = .seconds(24 * 3600), limit: Int = 100_000) {
+        self.retention = retention
+        self.limit = limit
+    }
+
+    /// Claims `key` for a request identified by `fingerprint` (method, path and body).
+    /// `waiter` is used only for `.waiting`.
+    func claim(_ key: String, fingerprint: String, now: ContinuousClock.Instant, waiter: @escaping @Sendable (GatewayResponse) -> Void)
+        -> Claim
+    {
+        state.withLock { state in
+            switch state.entries[key] {
+            case .running(let first, var waiters):
+                guard first == fingerprint else { return .mismatch }
+                waiters.append(waiter)
+                state.entries[key] = .running(fingerprint: first, waiters: waiters)
+                return .waiting
+            case .finished(let first, let response, let expires) where expires > now:
+                return first == fingerprint ? .replay(response) : .mismatch
+            case .finished, nil:
+                if state.entries[key] == nil {
+                    state.order.append(key)
+                    if state.order.count > limit { state.entries[state.order.removeFirst()] = nil }
+                }
+                state.entries[key] = .running(fingerprint: fingerprint, waiters: [])
+                return .first
+            }
+        }
+    }
+
+    /// Stores the response of `key`'s first request and hands it to the requests waiting.
+    func finish(_ key: String, response: GatewayResponse, now: ContinuousClock.Instant) {
+        let waiters = state.withLock { state -> [@Sendable (GatewayResponse) -> Void] in
+            guard case .running(let fingerprint, let waiters) = state.entries[key] else { return [] }
+            state.entries[key] = .finished(fingerprint: fingerprint, response: response, expires: now + retention)
+            return waiters
+        }
+        for waiter in waiters { waiter(response) }
+    }
+
+    /// Forgets `key` (its request never reached the origin, so a retry may run afresh) and
+    /// answers the requests waiting on it with `response`.
+    func release(_ key: String, response: GatewayResponse) {
+        let waiters = state.withLock { state -> [@Sendable (GatewayResponse) -> Void] in
+            guard case .running(_, let waiters) = state.entries.removeValue(forKey: key) else { return [] }
+            return waiters
+        }
+        for waiter in waiters { waiter(response) }
+    }
+}

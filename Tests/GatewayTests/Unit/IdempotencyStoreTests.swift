@@ -1,0 +1,53 @@
+import Synchronization
+import Testing
+@testable import Gateway
+
+@Suite struct IdempotencyStoreTests {
+    private let start = ContinuousClock.now
+    private let created = GatewayResponse(status: 201, headers: ["Location": "/v1/products/9"])
+
+    private func claim(_ store: IdempotencyStore, _ key: String, _ fingerprint: String, at offset: Duration = .zero) -> String {
+        switch store.claim(key, fingerprint: fingerprint, now: start + offset, waiter: { _ in }) {
+        case .first: "first"
+        case .replay(let response): "replay \(response.status)"
+        case .mismatch: "mismatch"
+        case .waiting: "waiting"
+        }
+    }
+
+    @Test func replaysWithinRetentionAndRefusesOtherRequests() {
+        let store = IdempotencyStore(retention: .seconds(60))
+        #expect(claim(store, "k", "a") == "first")
+        #expect(claim(store, "k", "a") == "waiting")
+        #expect(claim(store, "k", "b") == "mismatch")
+        store.finish("k", response: created, now: start)
+        #expect(claim(store, "k", "a", at: .seconds(59)) == "replay 201")
+        #expect(claim(store, "k", "b", at: .seconds(59)) == "mismatch")
+        #expect(claim(store, "k", "b", at: .seconds(60)) == "first")
+    }
+
+    @Test func waitersGetTheFirstResponseAndReleaseFreesTheKey() {
+        let store = IdempotencyStore()
+        let received = Mutex<[Int]>([])
+        #expect(claim(store, "k", "a") == "first")
+        for _ in 0..<3 {
+            if case .waiting = store.claim("k", fingerprint: "a", now: start, waiter: { response in received.withLock { $0.append(response.status) } }) {
+            } else {
+                Issue.record("expected to wait")
+            }
+        }
+        store.release("k", response: GatewayResponse(status: 502))
+        #expect(received.withLock { $0 } == [502, 502, 502])
+        #expect(claim(store, "k", "z") == "first")
+    }
+
+    @Test func theOldestKeysAreForgottenBeyondTheLimit() {
+        let store = IdempotencyStore(limit: 2)
+        for key in ["a", "b", "c"] {
+            #expect(claim(store, key, "x") == "first")
+            store.finish(key, response: created, now: start)
+        }
+        #expect(claim(store, "a", "other") == "first")
+        #expect(claim(store, "c", "other") == "mismatch")
+    }
+}
