@@ -31,7 +31,7 @@ final class IdempotencyStore: Sendable {
     private let retention: Duration
     private let limit: Int
 
-    init(retention: Duration = .seconds(24 * 3600), limit: Int = 100_000) {
+    init(retention: Duration = .seconds(24 * 3600), limit: Int = 10_000) {
         self.retention = retention
         self.limit = limit
     }
