@@ -3,7 +3,8 @@ import Synchronization
 /// Remembers, per `Idempotency-Key`, the request a key was first used with and the response
 /// it got, for `retention` (24 hours by default), so a client retrying a create after a lost
 /// response gets the first response again instead of a second product. Thread-safe;
-/// bounded (the oldest keys are forgotten first).
+/// bounded: at most `limit` keys (10,000 by default, a few kilobytes each), the oldest
+/// forgotten first.
 final class IdempotencyStore: Sendable {
     /// What a key's first use became.
     enum Claim: Sendable {
