@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+@testable import Gateway
+
+@Suite struct ImageSignerTests {
+    let signer = ImageSigner(key: Array("unit-test-key-0123456789".utf8))
+
+    @Test func aTokenCarriesItsURLAndVerifies() {
+        let url = "https://cdn.example.com/a b/사진.png?x=1&y=2"
+        let token = signer.token(for: url)
+        #expect(signer.url(from: token) == url)
+        #expect(!token.contains("/") && !token.contains("+") && !token.contains("="))
+        #expect(token.split(separator: ".").count == 2)
+        #expect(signer.token(for: url) == token, "the same URL, the same token")
+    }
+
+    @Test func alteredOrForeignTokensDoNotVerify() {
+        let token = signer.token(for: "http://origin/images/1-1.png")
+        let other = ImageSigner(key: Array("another-key-0123456789".utf8))
+        #expect(other.url(from: token) == nil)
+        let parts = token.split(separator: ".")
+        let swapped = ImageSigner.base64URL(Array("http://origin/images/2-1.png".utf8)) + "." + parts[1]
+        #expect(signer.url(from: swapped) == nil)
+        #expect(signer.url(from: String(parts[0])) == nil)
+        #expect(signer.url(from: token + "A") == nil)
+        #expect(signer.url(from: "") == nil)
+        #expect(signer.url(from: String(repeating: "A", count: 5000)) == nil)
+    }
+
+    @Test func aGeneratedKeyIsKeptInTheCacheDirectoryAndReused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signer-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ImageConfiguration()
+        configuration.cacheDirectory = directory
+        let first = try ImageSigner.make(for: configuration)
+        let second = try ImageSigner.make(for: configuration)
+        let token = first.token(for: "http://origin/x.png")
+        #expect(second.url(from: token) == "http://origin/x.png")
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/image-signing.key")
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect((attributes[.size] as? NSNumber)?.intValue == 64)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["image-signing.key"])
+    }
+}
+
+@Suite struct ResolvedAddressTests {
+    @Test func internalAddressesAreRecognised() throws {
+        let internalAddresses = [
+            "127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
+            "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
+            "ff02::1", "64:ff9b::a00:1", "2002:a00:1::1",
+        ]
+        for text in internalAddresses {
+            let address = try #require(ResolvedAddress(numeric: text), "\(text)")
+            #expect(address.isInternal, "\(text)")
+        }
+        for text in ["8.8.8.8", "172.32.0.1", "100.128.0.1", "93.184.216.34", "2606:4700::1111", "::ffff:8.8.8.8"] {
+            let address = try #require(ResolvedAddress(numeric: text), "\(text)")
+            #expect(!address.isInternal, "\(text)")
+        }
+    }
+
+    @Test func parsesAndPrintsNumericAddressesOnly() {
+        #expect(ResolvedAddress(numeric: "[::1]")?.description == "0:0:0:0:0:0:0:1")
+        #expect(ResolvedAddress(numeric: "10.0.0.7")?.bytes == [10, 0, 0, 7])
+        #expect(ResolvedAddress(numeric: "2001:db8::ff00:42:8329")?.description == "2001:db8:0:0:0:ff00:42:8329")
+        for text in ["localhost", "256.1.1.1", "1.2.3", "1::2::3", "example.com", "01.2.3.4.5"] {
+            #expect(ResolvedAddress(numeric: text) == nil, "\(text)")
+        }
+    }
+
+    @Test func theResolverReturnsNumericAddressesAsTheyAre() {
+        #expect(AddressResolver.resolve("127.0.0.1").map(\.description) == ["127.0.0.1"])
+        #expect(AddressResolver.resolve("::1").map(\.description) == ["0:0:0:0:0:0:0:1"])
+    }
+}
+
+@Suite struct ImageHostPolicyTests {
+    let policy = ImageHostPolicy(
+        origin: try! OriginEndpoint(url: "http://127.0.0.1:8081"), allowedHosts: ["cdn.example.com", "img.example.com:8443", "10.0.0.5"])
+
+    @Test func onlyTheOriginAndListedHostsOnTheirPorts() {
+        func check(_ url: String) -> Bool? { ImageDestination(url: url).flatMap { policy.internalAddressesAllowed(for: $0) } }
+        #expect(check("http://127.0.0.1:8081/images/1-1.png") == true)
+        #expect(check("http://127.0.0.1:8082/images/1-1.png") == nil)
+        #expect(check("https://cdn.example.com/a.png") == false)
+        #expect(check("http://CDN.example.com/a.png") == false)
+        #expect(check("http://cdn.example.com:8080/a.png") == nil)
+        #expect(check("https://img.example.com:8443/a.png") == false)
+        #expect(check("https://img.example.com/a.png") == nil)
+        #expect(check("http://10.0.0.5/a.png") == true)
+        #expect(check("http://evil.example.com/a.png") == nil)
+        #expect(check("ftp://cdn.example.com/a.png") == nil)
+        #expect(check("http://user@cdn.example.com/a.png") == nil)
+    }
+
+    @Test func destinationsResolveRedirectsAgainstTheirBase() throws {
+        let base = try #require(ImageDestination(url: "http://cdn.example.com/a/b.png?x=1"))
+        let relative = try #require(ImageDestination(url: "../c.png", relativeTo: base.url))
+        #expect(relative == ImageDestination(url: "http://cdn.example.com/c.png"))
+        #expect(relative.target == "/c.png")
+        #expect(base.target == "/a/b.png?x=1")
+        #expect(base.port == 80)
+    }
+}
+
+@Suite struct ImageTypeTests {
+    @Test func formatsAreRecognisedByTheirFirstBytes() {
+        #expect(ImageType(sniffing: [0xFF, 0xD8, 0xFF, 0xE0, 0]) == .jpeg)
+        #expect(ImageType(sniffing: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0]) == .png)
+        #expect(ImageType(sniffing: Array("GIF89a....".utf8)) == .gif)
+        #expect(ImageType(sniffing: Array("RIFF\0\0\0\0WEBPVP8 ".utf8)) == .webp)
+        #expect(ImageType(sniffing: Array("RIFF\0\0\0\0WAVEfmt ".utf8)) == nil)
+        #expect(ImageType(sniffing: Array("<svg xmlns=".utf8)) == nil)
+        #expect(ImageType(sniffing: [0x89, 0x50]) == nil)
+        #expect(ImageType(sniffing: []) == nil)
+    }
+}
