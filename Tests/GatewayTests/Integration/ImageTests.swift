@@ -1,5 +1,7 @@
 import DemoOrigin
 import Foundation
+import Logging
+import Synchronization
 import Testing
 import TestSupport
 @testable import Gateway
@@ -190,6 +192,66 @@ extension IntegrationTests {
                 #expect(harness.images.memory.count >= 1)
                 #expect(harness.images.memory.count < 30)
             }
+        }
+    }
+}
+
+extension IntegrationTests.Images {
+    /// A server that only redirects: `/r/{n}` to `/r/{n+1}` (forever), `/r/relative` to
+    /// `to-origin` (relative), and `/r/{name}` to `targets[name]`.
+    final class Redirector: Sendable {
+        final class Targets: Sendable {
+            let table = Mutex<[String: String]>([:])
+            subscript(name: String) -> String? { table.withLock { $0[name] } }
+        }
+
+        let targets = Targets()
+        let server: GatewayServer
+
+        init() throws {
+            var configuration = GatewayConfiguration()
+            configuration.host = "127.0.0.1"
+            configuration.port = 0
+            configuration.threads = 1
+            configuration.shutdownGrace = .seconds(1)
+            var router = Router()
+            let targets = self.targets
+            router.add(.get, "/r/{name}", .immediate { _, context in
+                let name = context.parameters["name"]!
+                if let count = Int(name) { return GatewayResponse(status: 302, headers: ["Location": "/r/\(count + 1)"]) }
+                if name == "relative" { return GatewayResponse(status: 301, headers: ["Location": "to-origin"]) }
+                return GatewayResponse(status: 307, headers: ["Location": targets[name] ?? "/nowhere"])
+            })
+            var logger = Logger(label: "redirector")
+            logger.logLevel = .critical
+            server = GatewayServer(configuration: configuration, router: router, logger: logger, metrics: GatewayMetrics())
+            try server.start()
+        }
+    }
+
+    @Test func redirectsAreFollowedOnlyToAllowedDestinationsAndAtMostThree() async throws {
+        let redirector = try Redirector()
+        defer { redirector.server.shutdown() }
+        let redirectorPort = redirector.server.port
+        try await ImageHarness.with(configure: { configuration, _ in
+            // Listed by its literal address, so its loopback address is allowed.
+            configuration.images.allowedHosts = ["127.0.0.1:\(redirectorPort)"]
+        }) { harness in
+            redirector.targets.table.withLock {
+                $0 = ["to-origin": harness.originImage("/images/2-1.png"), "to-other": harness.otherImage("/images/2-1.png")]
+            }
+            let port = harness.port
+            let paths = ["to-origin", "relative", "to-other", "0", "1"].map { harness.path(for: "http://127.0.0.1:\(redirectorPort)/r/\($0)") }
+            let responses = try await offPool {
+                let client = try RawHTTPClient(port: port)
+                return try paths.map { try client.request("GET", $0) }
+            }
+            #expect(responses.map(\.status) == [200, 200, 403, 502, 502])
+            #expect(responses[0].header("Content-Type") == "image/png")
+            #expect(responses[1].header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
+            #expect(try responses[3].json()["detail"] as? String == "The image's redirect could not be followed.")
+            #expect(harness.origin.counts.count("GET", "/images/2-1.png") == 2)
+            #expect(harness.other.counts.total == 0)
         }
     }
 }
