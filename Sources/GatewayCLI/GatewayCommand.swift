@@ -87,6 +87,9 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Bytes of images the memory tier may hold. (env: GATEWAY_IMAGE_MEMORY_BYTES)")
     var imageMemoryBytes: Int = 64 << 20
 
+    @Option(help: "Bytes of images the disk tier under --cache-dir may hold; 0 turns it off. (env: GATEWAY_IMAGE_DISK_BYTES)")
+    var imageDiskBytes: Int = 1 << 30
+
     @Option(help: "PEM certificate chain: serve HTTPS instead of HTTP (with --tls-key). (env: GATEWAY_TLS_CERT)")
     var tlsCert: String?
 
@@ -113,8 +116,8 @@ struct GatewayCommand: ParsableCommand {
         guard listTtl >= 0, detailTtl >= 0, staleWhileRevalidate >= 0, staleIfError >= 0 else {
             throw ValidationError("Cache times must not be negative.")
         }
-        guard maxImageBytes > 0, imageMemoryBytes >= 0 else {
-            throw ValidationError("--max-image-bytes must be positive and --image-memory-bytes not negative.")
+        guard maxImageBytes > 0, imageMemoryBytes >= 0, imageDiskBytes >= 0 else {
+            throw ValidationError("--max-image-bytes must be positive, --image-memory-bytes and --image-disk-bytes not negative.")
         }
         guard imageSigningKey.map({ $0.utf8.count >= 16 }) ?? true else {
             throw ValidationError("--image-signing-key must be at least 16 characters.")
@@ -176,6 +179,7 @@ struct GatewayCommand: ParsableCommand {
         configuration.images.allowedHosts = imageHosts
         configuration.images.maxImageBytes = maxImageBytes
         configuration.images.memoryBytes = imageMemoryBytes
+        configuration.images.diskBytes = imageDiskBytes
         return configuration
     }
 
@@ -200,7 +204,7 @@ struct GatewayCommand: ParsableCommand {
                 configuration.origin = try origin.start().absoluteString
             }
             let endpoint = try OriginEndpoint(url: configuration.origin!)
-            let images = ImageReads(
+            let images = try ImageReads(
                 origin: endpoint, configuration: configuration.images, signer: try ImageSigner.make(for: configuration.images),
                 metrics: metrics)
             let reads = ProductReads(

@@ -2,7 +2,7 @@
 public struct ImageConfiguration: Sendable {
     /// The HMAC key; nil to use (or create once) `image-signing.key` in `cacheDirectory`.
     public var signingKey: String?
-    /// Where the generated signing key lives (and, later, the disk tier).
+    /// Where the generated signing key and the disk tier (`images/`) live.
     public var cacheDirectory: String = ".gateway-cache"
     /// The gateway's public base URL (`https://api.example.com`): image URLs in responses
     /// are absolute under it. Nil: root-relative (`/v1/images/…`).
@@ -14,6 +14,8 @@ public struct ImageConfiguration: Sendable {
     public var maxImageBytes: Int = 10 * 1024 * 1024
     /// Bytes the memory tier may hold.
     public var memoryBytes: Int = 64 * 1024 * 1024
+    /// Bytes the disk tier may hold (files, headers included); 0 turns it off.
+    public var diskBytes: Int = 1024 * 1024 * 1024
     /// Redirects followed per fetch, each to an allowed destination.
     public var maxRedirects: Int = 3
 

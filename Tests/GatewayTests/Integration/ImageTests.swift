@@ -255,3 +255,56 @@ extension IntegrationTests.Images {
         }
     }
 }
+
+extension IntegrationTests.Images {
+    @Test func afterARestartTheImageComesFromDiskWithNoUpstreamRequest() async throws {
+        try await ImageHarness.with { harness in
+            let path = harness.path(for: harness.originImage("/images/6-1.png"))
+            let port = harness.port
+            let first = try await offPool { try RawHTTPClient(port: port).request("GET", path) }
+            #expect(first.header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
+            try await harness.afterRestart { port, images in
+                #expect(images.memory.count == 0)
+                #expect(images.disk?.count == 1)
+                let (again, memory) = try await offPool {
+                    let client = try RawHTTPClient(port: port)
+                    return (try client.request("GET", path), try client.request("GET", path))
+                }
+                #expect(again.status == 200)
+                #expect(again.header("Cache-Status") == "open-market-gateway; hit; detail=disk")
+                #expect(again.header("Content-Type") == "image/png")
+                #expect(again.header("ETag") == first.header("ETag"))
+                #expect(again.body == first.body)
+                #expect(memory.header("Cache-Status") == "open-market-gateway; hit; detail=memory")
+            }
+            #expect(harness.origin.counts.count("GET", "/images/6-1.png") == 1)
+        }
+    }
+
+    @Test func theDiskBudgetHoldsUnderManyDistinctImages() async throws {
+        try await ImageHarness.with(configure: { configuration, _ in
+            configuration.images.diskBytes = 60_000
+            configuration.images.memoryBytes = 0
+        }) { harness in
+            let port = harness.port
+            let paths = (1...30).map { harness.path(for: harness.originImage("/images/\($0)-1.png")) }
+            let statuses = try await offPool {
+                let client = try RawHTTPClient(port: port)
+                return try paths.map { try client.request("GET", $0).status }
+            }
+            #expect(statuses == Array(repeating: 200, count: 30))
+            let disk = try #require(harness.images.disk)
+            disk.drain()
+            let files = try FileManager.default.contentsOfDirectory(atPath: disk.directory.path)
+            let onDisk = try files.reduce(0) { total, name in
+                let attributes = try FileManager.default.attributesOfItem(atPath: disk.directory.appendingPathComponent(name).path)
+                return total + ((attributes[.size] as? NSNumber)?.intValue ?? 0)
+            }
+            #expect(onDisk == disk.bytes)
+            #expect(onDisk <= 60_000)
+            #expect(files.count == disk.count)
+            #expect(files.count >= 1 && files.count < 30)
+            #expect(harness.images.memory.count == 0)
+        }
+    }
+}

@@ -5,7 +5,8 @@ import Logging
 
 /// A gateway with the product reads and `/v1/images/{token}` in front of a demo origin, and
 /// a second demo origin on another loopback port that is *not* the gateway's origin (for
-/// what must be refused). Both origins count every request.
+/// what must be refused). Both origins count every request. The cache directory is a fresh
+/// temporary one, removed afterwards.
 struct ImageHarness {
     let origin: DemoOrigin
     let originURL: URL
@@ -13,6 +14,8 @@ struct ImageHarness {
     let otherURL: URL
     let server: GatewayServer
     let images: ImageReads
+    let configuration: GatewayConfiguration
+    let logger: Logger
     var port: Int { server.port }
 
     static let signingKey = "test-signing-key-0123456789abcdef"
@@ -31,6 +34,7 @@ struct ImageHarness {
         let originURL = try origin.start()
         let other = DemoOrigin(logger: logger)
         let otherURL = try other.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("image-cache-\(UUID().uuidString)").path
         var configuration = GatewayConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -38,10 +42,26 @@ struct ImageHarness {
         configuration.shutdownGrace = .seconds(3)
         configuration.origin = originURL.absoluteString
         configuration.images.signingKey = signingKey
+        configuration.images.cacheDirectory = directory
         configure(&configuration, otherURL.port!)
+        let (server, images) = try startGateway(configuration, logger: logger)
+        defer {
+            server.shutdown()
+            origin.shutdown()
+            other.shutdown()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        try await body(
+            ImageHarness(
+                origin: origin, originURL: originURL, other: other, otherURL: otherURL, server: server, images: images,
+                configuration: configuration, logger: logger))
+    }
+
+    /// A gateway on `configuration`, started.
+    static func startGateway(_ configuration: GatewayConfiguration, logger: Logger) throws -> (GatewayServer, ImageReads) {
         let metrics = GatewayMetrics()
-        let endpoint = try OriginEndpoint(url: originURL.absoluteString)
-        let images = ImageReads(
+        let endpoint = try OriginEndpoint(url: configuration.origin!)
+        let images = try ImageReads(
             origin: endpoint, configuration: configuration.images, signer: try ImageSigner.make(for: configuration.images),
             metrics: metrics)
         let reads = ProductReads(
@@ -51,13 +71,17 @@ struct ImageHarness {
             configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads, images: images),
             logger: logger, metrics: metrics)
         try server.start()
-        defer {
-            server.shutdown()
-            origin.shutdown()
-            other.shutdown()
-        }
-        try await body(
-            ImageHarness(origin: origin, originURL: originURL, other: other, otherURL: otherURL, server: server, images: images))
+        return (server, images)
+    }
+
+    /// Stops this gateway (after its disk writes) and runs `body` with a new one on the same
+    /// configuration and cache directory: a restart.
+    func afterRestart(_ body: (_ port: Int, _ images: ImageReads) async throws -> Void) async throws {
+        images.disk?.drain()
+        server.shutdown()
+        let (restarted, images) = try Self.startGateway(configuration, logger: logger)
+        defer { restarted.shutdown() }
+        try await body(restarted.port, images)
     }
 
     /// `http://127.0.0.1:PORT/path` on the gateway's origin.

@@ -41,7 +41,7 @@ import Testing
         let command = try GatewayCommand.parse([
             "--public-url", "https://api.example.com", "--cache-dir", "/var/cache/gateway", "--image-signing-key",
             "0123456789abcdef-key", "--image-host", "cdn.example.com", "--image-host", "img.example.com:8443,10.0.0.5",
-            "--max-image-bytes", "2048", "--image-memory-bytes", "4096",
+            "--max-image-bytes", "2048", "--image-memory-bytes", "4096", "--image-disk-bytes", "8192",
         ])
         let images = command.gatewayConfiguration.images
         #expect(images.publicURL == "https://api.example.com")
@@ -50,9 +50,12 @@ import Testing
         #expect(images.allowedHosts == ["cdn.example.com", "img.example.com:8443", "10.0.0.5"])
         #expect(images.maxImageBytes == 2048)
         #expect(images.memoryBytes == 4096)
+        #expect(images.diskBytes == 8192)
         let defaults = try GatewayCommand.parse([]).gatewayConfiguration.images
         #expect(defaults.cacheDirectory == ".gateway-cache")
         #expect(defaults.maxImageBytes == 10_485_760)
+        #expect(defaults.memoryBytes == 67_108_864)
+        #expect(defaults.diskBytes == 1_073_741_824)
         #expect(defaults.signingKey == nil)
         #expect(defaults.publicURL == nil)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Gateway
 
@@ -114,5 +115,92 @@ import Testing
         #expect(ImageType(sniffing: Array("<svg xmlns=".utf8)) == nil)
         #expect(ImageType(sniffing: [0x89, 0x50]) == nil)
         #expect(ImageType(sniffing: []) == nil)
+    }
+}
+
+@Suite struct ImageDiskCacheTests {
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 100)
+
+    static func image(_ body: [UInt8] = png) -> CachedPage {
+        CachedPage(status: 200, contentType: "image/png", identity: body, gzip: nil, storedAt: .now, timeToLive: .seconds(60))
+    }
+
+    static func read(_ cache: ImageDiskCache, _ url: String) -> CachedPage? {
+        let box = Mutex<CachedPage?>(nil)
+        cache.read(url) { image in box.withLock { $0 = image } }
+        cache.drain()
+        return box.withLock { $0 }
+    }
+
+    func withDirectory(_ body: (String) throws -> Void) rethrows {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disk-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try body(directory)
+    }
+
+    @Test func theFormatRoundTripsAndRefusesDamage() throws {
+        let file = try #require(ImageFileFormat.encode(Self.png, contentType: "image/png"))
+        #expect(file.count == ImageFileFormat.headerSize + Self.png.count)
+        #expect(ImageFileFormat.decode(file)?.type == .png)
+        #expect(ImageFileFormat.decode(file)?.body == Self.png)
+        #expect(ImageFileFormat.decode(Array(file.dropLast())) == nil, "partial")
+        #expect(ImageFileFormat.decode(file + [0]) == nil, "too long")
+        var flipped = file
+        flipped[flipped.count - 1] ^= 1
+        #expect(ImageFileFormat.decode(flipped) == nil, "corrupt")
+        #expect(ImageFileFormat.encode(Self.png, contentType: "image/svg+xml") == nil)
+    }
+
+    @Test func imagesSurviveARebuildAndDamagedFilesAreDropped() throws {
+        try withDirectory { directory in
+            let cache = try ImageDiskCache(directory: directory, budget: 10_000)
+            for name in ["a", "b", "c"] { cache.write(Self.image(), for: "http://origin/\(name).png") }
+            cache.drain()
+            #expect(cache.count == 3)
+            // A partial file (cut short), a corrupt one (same length, a byte changed), and
+            // leftovers: a temporary file and a foreign one.
+            let partial = directory + "/" + ImageDiskCache.fileName(for: "http://origin/b.png")
+            let corrupt = directory + "/" + ImageDiskCache.fileName(for: "http://origin/c.png")
+            let bytes = try #require(FileManager.default.contents(atPath: partial))
+            try Data(bytes.dropLast(10)).write(to: URL(fileURLWithPath: partial))
+            var damaged = [UInt8](try #require(FileManager.default.contents(atPath: corrupt)))
+            damaged[damaged.count - 1] ^= 0xFF
+            try Data(damaged).write(to: URL(fileURLWithPath: corrupt))
+            try Data([1, 2, 3]).write(to: URL(fileURLWithPath: partial + ".123.tmp"))
+            try Data([1, 2, 3]).write(to: URL(fileURLWithPath: directory + "/notes.txt"))
+
+            let rebuilt = try ImageDiskCache(directory: directory, budget: 10_000)
+            #expect(rebuilt.count == 2, "the partial file is dropped at start")
+            #expect(Self.read(rebuilt, "http://origin/a.png")?.identity == Self.png)
+            #expect(Self.read(rebuilt, "http://origin/a.png")?.contentType == "image/png")
+            #expect(Self.read(rebuilt, "http://origin/c.png") == nil, "the corrupt file is dropped when read")
+            #expect(Self.read(rebuilt, "http://origin/b.png") == nil)
+            #expect(rebuilt.count == 1)
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory)
+            #expect(left == [ImageDiskCache.fileName(for: "http://origin/a.png")])
+        }
+    }
+
+    @Test func theBudgetEvictsTheLeastRecentlyUsedFiles() throws {
+        try withDirectory { directory in
+            let size = ImageFileFormat.headerSize + Self.png.count
+            let cache = try ImageDiskCache(directory: directory, budget: size * 2)
+            cache.write(Self.image(), for: "http://origin/1.png")
+            cache.write(Self.image(), for: "http://origin/2.png")
+            cache.drain()
+            #expect(Self.read(cache, "http://origin/1.png") != nil)
+            cache.write(Self.image(), for: "http://origin/3.png")
+            cache.drain()
+            #expect(cache.bytes == size * 2)
+            #expect(Self.read(cache, "http://origin/2.png") == nil)
+            #expect(Self.read(cache, "http://origin/1.png") != nil)
+            #expect(Self.read(cache, "http://origin/3.png") != nil)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 2)
+            // Larger than the whole budget: not stored.
+            cache.write(Self.image(Self.png + Array(repeating: 0, count: size * 2)), for: "http://origin/big.png")
+            cache.drain()
+            #expect(Self.read(cache, "http://origin/big.png") == nil)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 2)
+        }
     }
 }
