@@ -203,16 +203,8 @@ struct GatewayCommand: ParsableCommand {
                 demoOrigin = origin
                 configuration.origin = try origin.start().absoluteString
             }
-            let endpoint = try OriginEndpoint(url: configuration.origin!)
-            let images = try ImageReads(
-                origin: endpoint, configuration: configuration.images, signer: try ImageSigner.make(for: configuration.images),
-                metrics: metrics)
-            let reads = ProductReads(
-                endpoint: endpoint, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
-                imageURL: images.imageURL)
-            let server = GatewayServer(
-                configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads, images: images),
-                logger: logger, metrics: metrics)
+            let (router, _) = try GatewayApplication.originRouter(configuration: configuration, metrics: metrics)
+            let server = GatewayServer(configuration: configuration, router: router, logger: logger, metrics: metrics)
             try server.start()
             let signal = TerminationSignal.wait()
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])

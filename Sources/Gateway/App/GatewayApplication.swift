@@ -18,4 +18,22 @@ public enum GatewayApplication {
         })
         return router
     }
+
+    /// The router of a gateway in front of `configuration.origin`: product reads with
+    /// signed image URLs, and the image route. Returns the image routes too (tests look
+    /// into their caches).
+    ///
+    /// - Throws: `OriginEndpointError` for an unusable origin URL, `ImageSigningKeyError`
+    ///   when the signing key cannot be read or created, or a file-system error when the
+    ///   image cache directory cannot be created.
+    public static func originRouter(configuration: GatewayConfiguration, metrics: GatewayMetrics) throws -> (Router, ImageReads) {
+        let endpoint = try OriginEndpoint(url: configuration.origin ?? "")
+        let images = try ImageReads(
+            origin: endpoint, configuration: configuration.images, signer: try ImageSigner.make(for: configuration.images),
+            metrics: metrics)
+        let reads = ProductReads(
+            endpoint: endpoint, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
+            imageURL: images.imageURL)
+        return (router(metrics: metrics, reads: reads, images: images), images)
+    }
 }

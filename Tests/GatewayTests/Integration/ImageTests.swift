@@ -61,7 +61,6 @@ extension IntegrationTests {
 
         @Test func aForgedOrAlteredTokenIsRefusedWithoutAnyOutboundRequest() async throws {
             try await ImageHarness.with { harness in
-                let port = harness.port
                 let genuine = harness.images.signer.token(for: harness.originImage("/thumbnails/3-1.png"))
                 let dot = genuine.firstIndex(of: ".")!
                 let otherURL = ImageSigner.base64URL(Array(harness.originImage("/thumbnails/4-1.png").utf8))
@@ -75,10 +74,7 @@ extension IntegrationTests {
                     String(genuine[..<dot]),  // no signature
                     "not-a-token",
                 ]
-                let responses = try await offPool {
-                    let client = try RawHTTPClient(port: port)
-                    return try tokens.map { try client.request("GET", "/v1/images/" + $0) }
-                }
+                let responses = try await harness.get(tokens.map { "/v1/images/" + $0 })
                 for response in responses {
                     #expect(response.status == 403)
                     #expect(response.header("Content-Type") == "application/problem+json")
@@ -93,7 +89,6 @@ extension IntegrationTests {
                 // A listed host *name* that resolves to loopback is still refused.
                 configuration.images.allowedHosts = ["localhost:\(otherPort)"]
             }) { harness in
-                let port = harness.port
                 let otherPort = harness.otherURL.port!
                 let paths = [
                     harness.path(for: harness.otherImage("/thumbnails/3-1.png")),  // not allowed at all
@@ -102,10 +97,7 @@ extension IntegrationTests {
                     harness.path(for: "http://169.254.169.254/latest/meta-data/"),
                     harness.path(for: "file:///etc/passwd"),
                 ]
-                let responses = try await offPool {
-                    let client = try RawHTTPClient(port: port)
-                    return try paths.map { try client.request("GET", $0) }
-                }
+                let responses = try await harness.get(paths)
                 for response in responses {
                     #expect(response.status == 403)
                     #expect(try response.json()["detail"] as? String == "The image's address is not allowed.")
@@ -118,9 +110,8 @@ extension IntegrationTests {
             try await ImageHarness.with(configure: { configuration, otherPort in
                 configuration.images.allowedHosts = ["127.0.0.1:\(otherPort)"]
             }) { harness in
-                let port = harness.port
                 let path = harness.path(for: harness.otherImage("/images/5-1.png"))
-                let response = try await offPool { try RawHTTPClient(port: port).request("GET", path) }
+                let response = try await harness.get([path])[0]
                 #expect(response.status == 200)
                 #expect(response.header("Content-Type") == "image/png")
                 #expect(harness.other.counts.count("GET", "/images/5-1.png") == 1)
@@ -131,12 +122,8 @@ extension IntegrationTests {
             try await ImageHarness.with(configure: { configuration, _ in
                 configuration.images.maxImageBytes = 100
             }) { harness in
-                let port = harness.port
                 let path = harness.path(for: harness.originImage("/images/3-1.png"))
-                let responses = try await offPool {
-                    let client = try RawHTTPClient(port: port)
-                    return try (0..<2).map { _ in try client.request("GET", path) }
-                }
+                let responses = try await harness.get([path, path])
                 for response in responses {
                     #expect(response.status == 502)
                     #expect(try response.json()["detail"] as? String == "The image is larger than 100 bytes.")
@@ -148,13 +135,10 @@ extension IntegrationTests {
 
         @Test func upstream404StaysA404AndWhatIsNotAnImageIs502() async throws {
             try await ImageHarness.with { harness in
-                let port = harness.port
                 let missing = harness.path(for: harness.originImage("/images/9999-1.png"))
                 let json = harness.path(for: harness.originImage("/item/3"))
-                let (notFound, notImage) = try await offPool {
-                    let client = try RawHTTPClient(port: port)
-                    return (try client.request("GET", missing), try client.request("GET", json))
-                }
+                let responses = try await harness.get([missing, json])
+                let (notFound, notImage) = (responses[0], responses[1])
                 #expect(notFound.status == 404)
                 #expect(notFound.header("Cache-Status") == "open-market-gateway; fwd=miss")
                 #expect(notImage.status == 502)
@@ -181,12 +165,8 @@ extension IntegrationTests {
             try await ImageHarness.with(configure: { configuration, _ in
                 configuration.images.memoryBytes = 40_000
             }) { harness in
-                let port = harness.port
                 let paths = (1...30).map { harness.path(for: harness.originImage("/images/\($0)-1.png")) }
-                let statuses = try await offPool {
-                    let client = try RawHTTPClient(port: port)
-                    return try paths.map { try client.request("GET", $0).status }
-                }
+                let statuses = try await harness.get(paths).map(\.status)
                 #expect(statuses == Array(repeating: 200, count: 30))
                 #expect(harness.images.memory.bytes <= 40_000)
                 #expect(harness.images.memory.count >= 1)
@@ -213,7 +193,6 @@ extension IntegrationTests.Images {
             configuration.host = "127.0.0.1"
             configuration.port = 0
             configuration.threads = 1
-            configuration.shutdownGrace = .seconds(1)
             var router = Router()
             let targets = self.targets
             router.add(.get, "/r/{name}", .immediate { _, context in
@@ -222,9 +201,7 @@ extension IntegrationTests.Images {
                 if name == "relative" { return GatewayResponse(status: 301, headers: ["Location": "to-origin"]) }
                 return GatewayResponse(status: 307, headers: ["Location": targets[name] ?? "/nowhere"])
             })
-            var logger = Logger(label: "redirector")
-            logger.logLevel = .critical
-            server = GatewayServer(configuration: configuration, router: router, logger: logger, metrics: GatewayMetrics())
+            server = GatewayServer(configuration: configuration, router: router, logger: .quiet("redirector"), metrics: GatewayMetrics())
             try server.start()
         }
     }
@@ -240,12 +217,8 @@ extension IntegrationTests.Images {
             redirector.targets.table.withLock {
                 $0 = ["to-origin": harness.originImage("/images/2-1.png"), "to-other": harness.otherImage("/images/2-1.png")]
             }
-            let port = harness.port
             let paths = ["to-origin", "relative", "to-other", "0", "1"].map { harness.path(for: "http://127.0.0.1:\(redirectorPort)/r/\($0)") }
-            let responses = try await offPool {
-                let client = try RawHTTPClient(port: port)
-                return try paths.map { try client.request("GET", $0) }
-            }
+            let responses = try await harness.get(paths)
             #expect(responses.map(\.status) == [200, 200, 403, 502, 502])
             #expect(responses[0].header("Content-Type") == "image/png")
             #expect(responses[1].header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
@@ -260,16 +233,13 @@ extension IntegrationTests.Images {
     @Test func afterARestartTheImageComesFromDiskWithNoUpstreamRequest() async throws {
         try await ImageHarness.with { harness in
             let path = harness.path(for: harness.originImage("/images/6-1.png"))
-            let port = harness.port
-            let first = try await offPool { try RawHTTPClient(port: port).request("GET", path) }
+            let first = try await harness.get([path])[0]
             #expect(first.header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
             try await harness.afterRestart { port, images in
                 #expect(images.memory.count == 0)
                 #expect(images.disk?.count == 1)
-                let (again, memory) = try await offPool {
-                    let client = try RawHTTPClient(port: port)
-                    return (try client.request("GET", path), try client.request("GET", path))
-                }
+                let responses = try await ImageHarness.get([path, path], port: port)
+                let (again, memory) = (responses[0], responses[1])
                 #expect(again.status == 200)
                 #expect(again.header("Cache-Status") == "open-market-gateway; hit; detail=disk")
                 #expect(again.header("Content-Type") == "image/png")
@@ -286,12 +256,8 @@ extension IntegrationTests.Images {
             configuration.images.diskBytes = 60_000
             configuration.images.memoryBytes = 0
         }) { harness in
-            let port = harness.port
             let paths = (1...30).map { harness.path(for: harness.originImage("/images/\($0)-1.png")) }
-            let statuses = try await offPool {
-                let client = try RawHTTPClient(port: port)
-                return try paths.map { try client.request("GET", $0).status }
-            }
+            let statuses = try await harness.get(paths).map(\.status)
             #expect(statuses == Array(repeating: 200, count: 30))
             let disk = try #require(harness.images.disk)
             disk.drain()

@@ -1,6 +1,7 @@
 import DemoOrigin
 import Foundation
 import Logging
+import TestSupport
 @testable import Gateway
 
 /// A gateway with the product reads and `/v1/images/{token}` in front of a demo origin, and
@@ -28,19 +29,13 @@ struct ImageHarness {
         configure: (inout GatewayConfiguration, _ otherPort: Int) -> Void = { _, _ in },
         _ body: (ImageHarness) async throws -> Void
     ) async throws {
-        var logger = Logger(label: "image-test")
-        logger.logLevel = .critical
+        let logger = Logger.quiet("image-test")
         let origin = DemoOrigin(logger: logger)
         let originURL = try origin.start()
         let other = DemoOrigin(logger: logger)
         let otherURL = try other.start()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("image-cache-\(UUID().uuidString)").path
-        var configuration = GatewayConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.threads = 2
-        configuration.shutdownGrace = .seconds(3)
-        configuration.origin = originURL.absoluteString
+        var configuration = GatewayConfiguration.testing(origin: originURL)
         configuration.images.signingKey = signingKey
         configuration.images.cacheDirectory = directory
         configure(&configuration, otherURL.port!)
@@ -60,16 +55,8 @@ struct ImageHarness {
     /// A gateway on `configuration`, started.
     static func startGateway(_ configuration: GatewayConfiguration, logger: Logger) throws -> (GatewayServer, ImageReads) {
         let metrics = GatewayMetrics()
-        let endpoint = try OriginEndpoint(url: configuration.origin!)
-        let images = try ImageReads(
-            origin: endpoint, configuration: configuration.images, signer: try ImageSigner.make(for: configuration.images),
-            metrics: metrics)
-        let reads = ProductReads(
-            endpoint: endpoint, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
-            imageURL: images.imageURL)
-        let server = GatewayServer(
-            configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads, images: images),
-            logger: logger, metrics: metrics)
+        let (router, images) = try GatewayApplication.originRouter(configuration: configuration, metrics: metrics)
+        let server = GatewayServer(configuration: configuration, router: router, logger: logger, metrics: metrics)
         try server.start()
         return (server, images)
     }
@@ -82,6 +69,19 @@ struct ImageHarness {
         let (restarted, images) = try Self.startGateway(configuration, logger: logger)
         defer { restarted.shutdown() }
         try await body(restarted.port, images)
+    }
+
+    /// GETs each of `paths`, in order, on one connection to the gateway on `port`.
+    static func get(_ paths: [String], port: Int, headers: [String] = []) async throws -> [RawHTTPClient.Response] {
+        try await offPool {
+            let client = try RawHTTPClient(port: port)
+            return try paths.map { try client.request("GET", $0, headers: headers) }
+        }
+    }
+
+    /// `get(_:port:headers:)` on this harness's gateway.
+    func get(_ paths: [String], headers: [String] = []) async throws -> [RawHTTPClient.Response] {
+        try await Self.get(paths, port: port, headers: headers)
     }
 
     /// `http://127.0.0.1:PORT/path` on the gateway's origin.

@@ -29,16 +29,10 @@ struct ReadPathHarness {
         threads: Int = 2, configure: (inout GatewayConfiguration) -> Void = { _ in },
         _ body: (ReadPathHarness) async throws -> Void
     ) async throws {
-        var logger = Logger(label: "read-path-test")
-        logger.logLevel = .critical
+        let logger = Logger.quiet("read-path-test")
         let origin = DemoOrigin(logger: logger)
         let url = try origin.start()
-        var configuration = GatewayConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.threads = threads
-        configuration.shutdownGrace = .seconds(3)
-        configuration.origin = url.absoluteString
+        var configuration = GatewayConfiguration.testing(origin: url, threads: threads)
         configure(&configuration)
         let metrics = GatewayMetrics()
         let reads = ProductReads(
@@ -53,5 +47,27 @@ struct ReadPathHarness {
             origin.shutdown()
         }
         try await body(ReadPathHarness(origin: origin, server: server, metrics: metrics, reads: reads))
+    }
+}
+
+extension GatewayConfiguration {
+    /// A gateway on 127.0.0.1 and a free port, with `threads` loops, in front of `origin`.
+    static func testing(origin: URL, threads: Int = 2) -> GatewayConfiguration {
+        var configuration = GatewayConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.threads = threads
+        configuration.shutdownGrace = .seconds(3)
+        configuration.origin = origin.absoluteString
+        return configuration
+    }
+}
+
+extension Logger {
+    /// A logger that says only what is critical (test servers).
+    static func quiet(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = .critical
+        return logger
     }
 }
