@@ -23,15 +23,18 @@ public struct ImageSigner: Sendable {
     }
 
     /// The URL `token` carries when its signature verifies (compared in constant time);
-    /// nil for anything forged, altered or malformed.
+    /// nil for anything forged, altered or malformed. Byte-level parsing: it runs on every
+    /// image request, hits included.
     public func url(from token: String) -> String? {
-        guard token.utf8.count <= Self.maxTokenLength else { return nil }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let url = Self.decodeBase64URL(parts[0]), let mac = Self.decodeBase64URL(parts[1]),
-            mac.count == SHA256.byteCount,
-            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: url, using: key)
-        else { return nil }
-        return String(validating: url, as: UTF8.self)
+        var token = token
+        return token.withUTF8 { bytes -> String? in
+            guard bytes.count <= Self.maxTokenLength, let dot = bytes.firstIndex(of: UInt8(ascii: ".")),
+                let url = Self.decodeBase64URL(bytes[..<dot]), let mac = Self.decodeBase64URL(bytes[(dot + 1)...]),
+                mac.count == SHA256.byteCount,
+                HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: url, using: key)
+            else { return nil }
+            return String(validating: url, as: UTF8.self)
+        }
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
@@ -41,17 +44,37 @@ public struct ImageSigner: Sendable {
         return text
     }
 
-    static func decodeBase64URL(_ text: Substring) -> [UInt8]? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ Self.isBase64URL($0) }) else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard standard.count % 4 != 1 else { return nil }
-        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-        return Data(base64Encoded: standard).map { [UInt8]($0) }
+    /// Unpadded base64url to bytes; nil for other characters, an impossible length, or
+    /// non-zero bits left over (so each byte string has exactly one encoding).
+    static func decodeBase64URL(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8]? {
+        guard !text.isEmpty, text.count % 4 != 1 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for character in text {
+            let value = sextet(character)
+            guard value < 64 else { return nil }
+            buffer = buffer << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+                buffer &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return buffer == 0 ? bytes : nil
     }
 
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
-        (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2d
-            || byte == 0x5f
+    private static func sextet(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): 62
+        case UInt8(ascii: "_"): 63
+        default: 64
+        }
     }
 }
 

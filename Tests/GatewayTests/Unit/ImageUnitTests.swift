@@ -28,6 +28,22 @@ import Testing
         #expect(signer.url(from: String(repeating: "A", count: 5000)) == nil)
     }
 
+    @Test func everyLengthRoundTrips() {
+        for length in 0..<70 {
+            let url = "http://origin/" + String(repeating: "x", count: length) + "é"
+            #expect(signer.url(from: signer.token(for: url)) == url, "\(length)")
+        }
+    }
+
+    @Test func onlyTheCanonicalEncodingVerifies() {
+        let token = signer.token(for: "A")
+        #expect(token.hasPrefix("QQ."))
+        #expect(signer.url(from: token) == "A")
+        // "QR" decodes to "A" too, with bits left over: refused.
+        #expect(signer.url(from: "QR" + token.dropFirst(2)) == nil)
+        #expect(signer.url(from: "QQ=" + token.dropFirst(2)) == nil)
+    }
+
     @Test func aGeneratedKeyIsKeptInTheCacheDirectoryAndReused() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signer-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
