@@ -180,6 +180,7 @@ struct GatewayCommand: ParsableCommand {
         configuration.images.maxImageBytes = maxImageBytes
         configuration.images.memoryBytes = imageMemoryBytes
         configuration.images.diskBytes = imageDiskBytes
+        configuration.images.resolveTimeout = .seconds(originConnectTimeout)
         return configuration
     }
 

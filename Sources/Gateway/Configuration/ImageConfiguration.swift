@@ -18,6 +18,8 @@ public struct ImageConfiguration: Sendable {
     public var diskBytes: Int = 1024 * 1024 * 1024
     /// Redirects followed per fetch, each to an allowed destination.
     public var maxRedirects: Int = 3
+    /// How long resolving an image host may take (the CLI uses `--origin-connect-timeout`).
+    public var resolveTimeout: Duration = .seconds(2)
 
     public init() {}
 }

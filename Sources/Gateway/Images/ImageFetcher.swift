@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// What fetching one image produced.
 enum ImageFetchOutcome: Sendable {
@@ -23,6 +24,9 @@ struct ImageFetcher: Sendable {
     let policy: ImageHostPolicy
     let maxBytes: Int
     let maxRedirects: Int
+    /// How long resolving a host may take before the fetch answers 502 (the resolver's own
+    /// retries can take much longer; its thread finishes on its own).
+    var resolveTimeout: Duration = .seconds(2)
     /// Host name to addresses; blocking, so it runs on a global queue.
     var resolve: @Sendable (String) -> [ResolvedAddress] = AddressResolver.resolve
 
@@ -48,8 +52,14 @@ struct ImageFetcher: Sendable {
             return
         }
         let resolve = self.resolve
+        let decided = Decision()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(resolveTimeout / .nanoseconds(1)))) {
+            guard decided.claim() else { return }
+            client.loop.execute { completion(.failure(.badGateway("The image's host was not resolved in time."))) }
+        }
         DispatchQueue.global().async {
             let addresses = resolve(destination.host)
+            guard decided.claim() else { return }
             client.loop.execute {
                 guard let address = addresses.first else {
                     completion(.failure(.badGateway("The image's host could not be resolved.")))
@@ -105,5 +115,14 @@ struct ImageFetcher: Sendable {
         default:
             return .failure(.badGateway("The image's server answered \(response.status)."))
         }
+    }
+}
+
+/// Which of two racing outcomes (resolved, timed out) goes on: the first to claim it.
+private final class Decision: Sendable {
+    private let taken = Atomic<Bool>(false)
+
+    func claim() -> Bool {
+        !taken.exchange(true, ordering: .acquiringAndReleasing)
     }
 }

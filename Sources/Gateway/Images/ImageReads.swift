@@ -36,7 +36,7 @@ public final class ImageReads: Sendable {
         self.metrics = metrics
         fetcher = ImageFetcher(
             policy: ImageHostPolicy(origin: origin, allowedHosts: configuration.allowedHosts), maxBytes: configuration.maxImageBytes,
-            maxRedirects: configuration.maxRedirects)
+            maxRedirects: configuration.maxRedirects, resolveTimeout: configuration.resolveTimeout)
         memory = ImageMemoryCache(budget: configuration.memoryBytes)
         disk = configuration.diskBytes > 0
             ? try ImageDiskCache(directory: configuration.cacheDirectory + "/images", budget: configuration.diskBytes) : nil

@@ -274,3 +274,42 @@ extension IntegrationTests.Images {
         }
     }
 }
+
+extension IntegrationTests.Images {
+    /// A resolver that does not answer does not hold the request past the resolve timeout,
+    /// and nothing is fetched.
+    @Test func aSlowResolverAnswers502InTime() async throws {
+        let origin = DemoOrigin(logger: .quiet("image-test"))
+        let url = try origin.start()
+        let client = try TestOriginClient()
+        defer {
+            client.shutdown()
+            origin.shutdown()
+        }
+        var fetcher = ImageFetcher(
+            policy: ImageHostPolicy(origin: try OriginEndpoint(url: url.absoluteString), allowedHosts: []), maxBytes: 1 << 20,
+            maxRedirects: 3, resolveTimeout: .milliseconds(200))
+        fetcher.resolve = { host in
+            Thread.sleep(forTimeInterval: 2)
+            return AddressResolver.resolve(host)
+        }
+        let started = ContinuousClock.now
+        let slowFetcher = fetcher
+        let outcome = await withCheckedContinuation { continuation in
+            client.loop.execute {
+                slowFetcher.fetch("http://127.0.0.1:\(url.port!)/images/1-1.png", client: client.client, requestID: "slow") {
+                    continuation.resume(returning: $0)
+                }
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        guard case .failure(let error) = outcome else {
+            Issue.record("expected a failure, got \(outcome)")
+            return
+        }
+        #expect(error.status == 502)
+        #expect(error.detail == "The image's host was not resolved in time.")
+        #expect(elapsed < .seconds(1.5))
+        #expect(origin.counts.total == 0)
+    }
+}

@@ -51,6 +51,7 @@ import Testing
         #expect(images.maxImageBytes == 2048)
         #expect(images.memoryBytes == 4096)
         #expect(images.diskBytes == 8192)
+        #expect(images.resolveTimeout == .seconds(2))
         let defaults = try GatewayCommand.parse([]).gatewayConfiguration.images
         #expect(defaults.cacheDirectory == ".gateway-cache")
         #expect(defaults.maxImageBytes == 10_485_760)
