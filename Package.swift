@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // HMAC-SHA256 for signed image URLs (Crypto on Linux, CryptoKit's API).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // Test-only: load openapi.yaml and validate it as OpenAPI 3.1 (GatewayModelsTests).
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
@@ -37,6 +39,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // A stand-in for the v1 origin on the gateway's transport: tests, benchmarks, and the

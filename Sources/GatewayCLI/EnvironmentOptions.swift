@@ -6,7 +6,8 @@ enum EnvironmentOptions {
         "host", "port", "threads", "origin", "max-body-bytes", "max-header-bytes", "idle-timeout",
         "shutdown-grace", "gzip-min-bytes", "origin-connect-timeout", "origin-timeout", "origin-max-connections",
         "origin-ca-file", "page-cache-bytes", "list-ttl", "detail-ttl", "stale-while-revalidate", "stale-if-error",
-        "tls-cert", "tls-key", "log-level",
+        "tls-cert", "tls-key", "log-level", "public-url", "cache-dir", "image-signing-key", "image-host", "max-image-bytes",
+        "image-memory-bytes", "image-disk-bytes",
     ]
 
     /// `GATEWAY_` and the flag name in upper case with `_` for `-`.

@@ -69,6 +69,27 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Seconds past its TTL a page is served when the origin fails. (env: GATEWAY_STALE_IF_ERROR)")
     var staleIfError: Double = 3600
 
+    @Option(help: "Public base URL of the gateway (https://api.example.com): image URLs in responses are absolute under it; without it they are root-relative. (env: GATEWAY_PUBLIC_URL)")
+    var publicUrl: String?
+
+    @Option(help: "Directory for the generated image signing key and cached images. (env: GATEWAY_CACHE_DIR)")
+    var cacheDir: String = ".gateway-cache"
+
+    @Option(help: "Key (at least 16 characters) signing image URLs; without it a key is generated once and kept in --cache-dir. (env: GATEWAY_IMAGE_SIGNING_KEY)")
+    var imageSigningKey: String?
+
+    @Option(help: ArgumentHelp("Host (host or host:port) images may come from besides the origin's; repeatable, or comma-separated. A literal IP address listed here may be internal. (env: GATEWAY_IMAGE_HOST)", valueName: "host"))
+    var imageHost: [String] = []
+
+    @Option(help: "Largest image fetched, in bytes. (env: GATEWAY_MAX_IMAGE_BYTES)")
+    var maxImageBytes: Int = 10 << 20
+
+    @Option(help: "Bytes of images the memory tier may hold. (env: GATEWAY_IMAGE_MEMORY_BYTES)")
+    var imageMemoryBytes: Int = 64 << 20
+
+    @Option(help: "Bytes of images the disk tier under --cache-dir may hold; 0 turns it off. (env: GATEWAY_IMAGE_DISK_BYTES)")
+    var imageDiskBytes: Int = 1 << 30
+
     @Option(help: "PEM certificate chain: serve HTTPS instead of HTTP (with --tls-key). (env: GATEWAY_TLS_CERT)")
     var tlsCert: String?
 
@@ -94,6 +115,21 @@ struct GatewayCommand: ParsableCommand {
         guard pageCacheBytes >= 0 else { throw ValidationError("--page-cache-bytes must not be negative.") }
         guard listTtl >= 0, detailTtl >= 0, staleWhileRevalidate >= 0, staleIfError >= 0 else {
             throw ValidationError("Cache times must not be negative.")
+        }
+        guard maxImageBytes > 0, imageMemoryBytes >= 0, imageDiskBytes >= 0 else {
+            throw ValidationError("--max-image-bytes must be positive, --image-memory-bytes and --image-disk-bytes not negative.")
+        }
+        guard imageSigningKey.map({ $0.utf8.count >= 16 }) ?? true else {
+            throw ValidationError("--image-signing-key must be at least 16 characters.")
+        }
+        guard !cacheDir.isEmpty else { throw ValidationError("--cache-dir must not be empty.") }
+        for host in imageHosts where !ImageConfiguration.isValidHost(host) {
+            throw ValidationError("--image-host \(host) must be a host name or IP address, with an optional :port.")
+        }
+        if let publicUrl {
+            guard let url = URL(string: publicUrl), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                url.host != nil, url.query == nil
+            else { throw ValidationError("--public-url must be an http or https URL with a host, like https://api.example.com.") }
         }
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together.")
@@ -137,7 +173,21 @@ struct GatewayCommand: ParsableCommand {
         configuration.readPath.detailTimeToLive = .seconds(detailTtl)
         configuration.readPath.cache.staleWhileRevalidate = .seconds(staleWhileRevalidate)
         configuration.readPath.cache.staleIfError = .seconds(staleIfError)
+        configuration.images.publicURL = publicUrl
+        configuration.images.cacheDirectory = cacheDir
+        configuration.images.signingKey = imageSigningKey
+        configuration.images.allowedHosts = imageHosts
+        configuration.images.maxImageBytes = maxImageBytes
+        configuration.images.memoryBytes = imageMemoryBytes
+        configuration.images.diskBytes = imageDiskBytes
+        configuration.images.resolveTimeout = .seconds(originConnectTimeout)
         return configuration
+    }
+
+    /// `--image-host` values, each possibly a comma-separated list (as the environment
+    /// variable gives them).
+    var imageHosts: [String] {
+        imageHost.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     func run() throws {
@@ -154,13 +204,8 @@ struct GatewayCommand: ParsableCommand {
                 demoOrigin = origin
                 configuration.origin = try origin.start().absoluteString
             }
-            let reads = ProductReads(
-                endpoint: try OriginEndpoint(url: configuration.origin!), configuration: configuration.readPath,
-                compression: configuration.compression, metrics: metrics)
-            let writes = ProductWrites(endpoint: reads.endpoint, generation: configuration.readPath.generation, reads: reads)
-            let server = GatewayServer(
-                configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads, writes: writes),
-                logger: logger, metrics: metrics)
+            let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
+            let server = GatewayServer(configuration: configuration, router: routes.router, logger: logger, metrics: metrics)
             try server.start()
             let signal = TerminationSignal.wait()
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])

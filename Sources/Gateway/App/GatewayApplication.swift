@@ -5,10 +5,14 @@ public enum GatewayApplication {
     /// - Parameters:
     ///   - reads: the product read routes, when the gateway has an origin.
     ///   - writes: the product write routes, when the gateway has an origin.
-    public static func router(metrics: GatewayMetrics, reads: ProductReads? = nil, writes: ProductWrites? = nil) -> Router {
+    ///   - images: the image route, when the gateway has an origin.
+    public static func router(
+        metrics: GatewayMetrics, reads: ProductReads? = nil, writes: ProductWrites? = nil, images: ImageReads? = nil
+    ) -> Router {
         var router = Router()
         reads?.register(in: &router)
         writes?.register(in: &router)
+        images?.register(in: &router)
         router.add(.get, "/healthz", .immediate { _, _ in HealthHandler.response })
         router.add(.get, "/metrics", .immediate { _, _ in
             var response = GatewayResponse(status: 200, body: metrics.render())
@@ -17,5 +21,33 @@ public enum GatewayApplication {
             return response
         })
         return router
+    }
+
+    /// The routes of a gateway in front of `configuration.origin`: product reads and writes
+    /// with signed image URLs, the image route, health and metrics.
+    public struct OriginRoutes: Sendable {
+        public let router: Router
+        public let reads: ProductReads
+        public let writes: ProductWrites
+        public let images: ImageReads
+    }
+
+    /// Everything a gateway in front of `configuration.origin` serves. The parts are returned
+    /// besides the router (tests look into their caches).
+    ///
+    /// - Throws: `OriginEndpointError` for an unusable origin URL, `ImageSigningKeyError`
+    ///   when the signing key cannot be read or created, or a file-system error when the
+    ///   image cache directory cannot be created.
+    public static func originRoutes(configuration: GatewayConfiguration, metrics: GatewayMetrics) throws -> OriginRoutes {
+        let endpoint = try OriginEndpoint(url: configuration.origin ?? "")
+        let images = try ImageReads(
+            origin: endpoint, configuration: configuration.images, signer: try ImageSigner.make(for: configuration.images),
+            metrics: metrics)
+        let reads = ProductReads(
+            endpoint: endpoint, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
+            imageURL: images.imageURL)
+        let writes = ProductWrites(endpoint: endpoint, generation: configuration.readPath.generation, reads: reads, imageURL: images.imageURL)
+        return OriginRoutes(
+            router: router(metrics: metrics, reads: reads, writes: writes, images: images), reads: reads, writes: writes, images: images)
     }
 }

@@ -27,6 +27,8 @@ public final class ProductReads: Sendable {
     public let endpoint: OriginEndpoint
     let metrics: GatewayMetrics
     let compression: ResponseCompression
+    /// Rewrites every thumbnail and image URL (into signed `/v1/images/…` URLs).
+    let imageURL: ImageURLRewriter
     private let coalescer = RequestCoalescer<PageCacheKey, Outcome>()
     private let occupancy = PageOccupancy()
     /// Prefetches running now; at most `maxPrefetches`.
@@ -35,9 +37,11 @@ public final class ProductReads: Sendable {
     static let maxPrefetches = 8
 
     public init(
-        endpoint: OriginEndpoint, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics
+        endpoint: OriginEndpoint, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics,
+        imageURL: @escaping ImageURLRewriter = identityImageURL
     ) {
         self.endpoint = endpoint
+        self.imageURL = imageURL
         self.configuration = configuration
         self.compression = compression
         self.metrics = metrics
@@ -171,7 +175,7 @@ public final class ProductReads: Sendable {
         do {
             switch kind {
             case .list(let page):
-                var contract = try configuration.generation.mapPage(bytes: body, page: page, locale: locale)
+                var contract = try configuration.generation.mapPage(bytes: body, page: page, locale: locale, imageURL: imageURL)
                 if configuration.generation == .v1 {
                     // v1 has no "has next" flag: say what page + 1 held when it is known.
                     learn(page: page, itemCount: contract.items.count)
@@ -180,7 +184,7 @@ public final class ProductReads: Sendable {
                 identity = contract.jsonBytes()
                 timeToLive = configuration.listTimeToLive
             case .detail:
-                identity = try configuration.generation.detailJSON(bytes: body, locale: locale)
+                identity = try configuration.generation.detailJSON(bytes: body, locale: locale, imageURL: imageURL)
                 timeToLive = configuration.detailTimeToLive
             }
         } catch {

@@ -14,13 +14,19 @@ public final class ProductWrites: Sendable {
     let generation: OriginGeneration
     let limits: DraftLimits
     let reads: ProductReads
+    /// Rewrites image URLs in the products written back, as the read path does.
+    let imageURL: ImageURLRewriter
     private let idempotency = IdempotencyStore()
 
-    public init(endpoint: OriginEndpoint, generation: OriginGeneration, limits: DraftLimits = DraftLimits(), reads: ProductReads) {
+    public init(
+        endpoint: OriginEndpoint, generation: OriginGeneration, limits: DraftLimits = DraftLimits(), reads: ProductReads,
+        imageURL: @escaping ImageURLRewriter = identityImageURL
+    ) {
         self.endpoint = endpoint
         self.generation = generation
         self.limits = limits
         self.reads = reads
+        self.imageURL = imageURL
     }
 
     private enum Operation: Sendable {
@@ -196,7 +202,7 @@ public final class ProductWrites: Sendable {
                 reads.invalidate(productID: productID)
                 return GatewayResponse(status: 204)
             }
-            guard let detail = try? generation.mapDetail(bytes: response.body, locale: locale) else {
+            guard let detail = try? generation.mapDetail(bytes: response.body, locale: locale, imageURL: imageURL) else {
                 reads.invalidate(productID: productID)
                 return GatewayError.badGateway("The origin accepted the change, but its answer could not be read.").response(requestID: requestID)
             }

@@ -4,6 +4,8 @@ enum CacheStatus {
 
     /// Served fresh from the cache; `ttl` seconds of freshness left.
     static func hit(ttl: Int) -> String { "\(name); hit; ttl=\(ttl)" }
+    /// Served from the cache tier `detail` (`memory`, `disk`) of an immutable entry.
+    static func hit(detail: String) -> String { "\(name); hit; detail=\(detail)" }
     /// Served stale from the cache while one refresh runs in the background.
     static let staleWhileRevalidating = "\(name); hit; fwd=stale; detail=revalidating"
     /// Served stale from the cache because the origin failed (`status` when it answered).

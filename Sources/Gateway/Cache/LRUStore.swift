@@ -50,8 +50,14 @@ struct LRUStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// cost fits the budget. Returns the number of other entries evicted. A value costing
     /// more than the whole budget is not stored (and removes any old value for `key`).
     mutating func set(_ key: Key, _ value: Value, cost: Int) -> Int {
+        insert(key, value, cost: cost).count
+    }
+
+    /// `set(_:_:cost:)`, returning the keys of the entries it evicted (the disk tier
+    /// deletes their files).
+    mutating func insert(_ key: Key, _ value: Value, cost: Int) -> [Key] {
         remove(key)
-        guard cost <= budget else { return 0 }
+        guard cost <= budget else { return [] }
         let node = Node(key: key, value: value, cost: cost, previous: -1, next: head)
         let slot: Int
         if let free = freeSlots.popLast() {
@@ -66,10 +72,11 @@ struct LRUStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         if tail < 0 { tail = slot }
         index[key] = slot
         totalCost += cost
-        var evicted = 0
+        var evicted: [Key] = []
         while totalCost > budget, tail >= 0, tail != slot {
-            remove(slots[tail]!.key)
-            evicted += 1
+            let key = slots[tail]!.key
+            remove(key)
+            evicted.append(key)
         }
         return evicted
     }

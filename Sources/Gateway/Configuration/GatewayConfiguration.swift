@@ -30,6 +30,8 @@ public struct GatewayConfiguration: Sendable {
     public var originCAFile: String?
     /// Caching and mapping of the product read path.
     public var readPath = ReadPathConfiguration()
+    /// Signed image URLs, image fetching and the image cache.
+    public var images = ImageConfiguration()
     /// Serve HTTPS with this server context instead of plain HTTP.
     public var tls: TLSContext?
     /// Bodies at least this large are compressed off the loop thread.

@@ -10,6 +10,10 @@ public struct OriginEndpoint: Sendable, Hashable, CustomStringConvertible {
     public let port: Int
     /// A path prefix for every request, without a trailing `/` (`""` for none).
     public let basePath: String
+    /// A numeric address to connect to instead of resolving `host`, which still names the
+    /// server in `Host`, SNI and certificate checks. Image fetches set it to the address they
+    /// resolved and checked, so the connection goes exactly there.
+    public let connectAddress: String?
 
     /// Parses `http://host[:port][/base]` or `https://…`.
     ///
@@ -29,6 +33,16 @@ public struct OriginEndpoint: Sendable, Hashable, CustomStringConvertible {
         var path = components.percentEncodedPath
         while path.hasSuffix("/") { path.removeLast() }
         self.basePath = path
+        self.connectAddress = nil
+    }
+
+    /// An endpoint from its parts (image fetches, which have checked them already).
+    public init(scheme: Scheme, host: String, port: Int, basePath: String = "", connectAddress: String? = nil) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.basePath = basePath
+        self.connectAddress = connectAddress
     }
 
     /// The `Host` header: the port only when it is not the scheme's default.

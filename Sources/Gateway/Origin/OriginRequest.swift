@@ -8,13 +8,20 @@ public struct OriginRequest: Sendable {
     public var body: [UInt8]
     /// The client request's id, passed on as `X-Request-ID`.
     public var requestID: String
+    /// The largest response body accepted for this request (after gunzip); nil for the
+    /// client's `maxResponseBytes`.
+    public var maxResponseBytes: Int?
 
-    public init(method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], requestID: String) {
+    public init(
+        method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], requestID: String,
+        maxResponseBytes: Int? = nil
+    ) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
         self.requestID = requestID
+        self.maxResponseBytes = maxResponseBytes
     }
 
     /// Only these are retried (once, on a reused connection that broke before any byte of

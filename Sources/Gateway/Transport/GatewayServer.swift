@@ -45,7 +45,10 @@ public final class GatewayServer: Sendable {
             } catch {
                 throw TransportError(error.description)
             }
-            if endpoint.scheme == .https { originTLS = try TLSContext.client(caFile: configuration.originCAFile) }
+            // Image hosts may be https even when the origin is not.
+            if endpoint.scheme == .https || !configuration.images.allowedHosts.isEmpty {
+                originTLS = try TLSContext.client(caFile: configuration.originCAFile)
+            }
         }
         let threads = max(1, configuration.threads)
         for index in 0..<threads {

@@ -81,9 +81,12 @@ final class OriginPool {
     private func open(_ id: OriginPoolState.ConnectionID) -> OriginConnection? {
         // evhttp resolves through `dns` without blocking; OriginClient always passes one.
         let evcon: OpaquePointer
+        // A numeric connect address needs no lookup; the name stays in Host, SNI and the
+        // certificate check.
+        let address = endpoint.connectAddress ?? endpoint.host
         switch endpoint.scheme {
         case .http:
-            guard let plain = evhttp_connection_base_new(loop.base, dns, endpoint.host, UInt16(endpoint.port)) else { return nil }
+            guard let plain = evhttp_connection_base_new(loop.base, dns, address, UInt16(endpoint.port)) else { return nil }
             evcon = plain
         case .https:
             guard let tls, let ssl = tls.makeClientSSL(host: endpoint.host) else { return nil }
@@ -95,7 +98,7 @@ final class OriginPool {
             }
             // Origins often close TLS without close_notify; that is not an error here.
             bufferevent_openssl_set_allow_dirty_shutdown(bufferevent, 1)
-            guard let secure = evhttp_connection_base_bufferevent_new(loop.base, dns, bufferevent, endpoint.host, UInt16(endpoint.port))
+            guard let secure = evhttp_connection_base_bufferevent_new(loop.base, dns, bufferevent, address, UInt16(endpoint.port))
             else {
                 bufferevent_free(bufferevent)
                 return nil
@@ -149,6 +152,8 @@ final class OriginPool {
         if connection.served == 0 && !connection.isConnected {
             exchange.connectTimer = startTimer(after: configuration.connectTimeout, for: exchange, callback: originConnectCallback)
         }
+        // Per request: image fetches ask for a smaller limit than the client's.
+        evhttp_connection_set_max_body_size(connection.evcon, Int(maxBytes(exchange)))
         let target = endpoint.basePath + exchange.request.target
         guard evhttp_make_request(connection.evcon, request, Self.command(exchange.request.method), target) == 0 else {
             // libevent has freed the request; no callback will come.
@@ -158,6 +163,10 @@ final class OriginPool {
             return
         }
         exchange.pending = request
+    }
+
+    private func maxBytes(_ exchange: OriginExchange) -> Int {
+        exchange.request.maxResponseBytes ?? configuration.maxResponseBytes
     }
 
     /// Headers the client sets itself; a caller's copies are not sent.
@@ -187,8 +196,7 @@ final class OriginPool {
         exchange.connection = nil
         connection.served += 1
         guard let request, evhttp_request_get_response_code(request) != 0 else {
-            var failure = Self.failure(
-                for: exchange.error, freshConnection: !exchange.connectionWasReused, maxBytes: configuration.maxResponseBytes)
+            var failure = Self.failure(for: exchange.error, freshConnection: !exchange.connectionWasReused, maxBytes: maxBytes(exchange))
             if let reason = connection.tlsFailure() { failure = .connectFailed("TLS: \(reason)") }
             release(connection, reusable: false)
             if exchange.attempt == 0 && exchange.request.isIdempotent && exchange.connectionWasReused
@@ -201,7 +209,7 @@ final class OriginPool {
             }
             return
         }
-        let result = Self.response(from: request, maxBytes: configuration.maxResponseBytes)
+        let result = Self.response(from: request, maxBytes: maxBytes(exchange))
         // After `Connection: close` evhttp would reconnect this connection for the next
         // request, reusing its SSL object, which fails (libevent#975): use a new one instead.
         let closing = (try? result.get())?.headers["Connection"].map { HTTPHeaders.sameName($0.trimmingSpaces(), "close") } ?? false

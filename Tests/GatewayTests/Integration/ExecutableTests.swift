@@ -10,10 +10,16 @@ extension IntegrationTests {
         /// returns it and its port.
         static func launch(environment: [String: String]) throws -> (BuiltExecutable, Int) {
             let gateway = try BuiltExecutable(
-                "gateway", environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
+                "gateway", environment: ProcessInfo.processInfo.environment.merging(environment.merging(cacheDirectory) { old, _ in old }) { _, new in new })
             let seen = readUntilListening(gateway)
             let port = seen.firstMatch(of: gatewayListening).flatMap { Int($0.1) } ?? 0
             return (gateway, port)
+        }
+
+        /// A cache directory of the test's own, so the generated signing key never lands in
+        /// the working directory.
+        static var cacheDirectory: [String: String] {
+            ["GATEWAY_CACHE_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("gateway-cache-\(UUID().uuidString)").path]
         }
 
         /// The gateway's own "listening" line; the demo origin it may start logs one too, as
@@ -51,8 +57,10 @@ extension IntegrationTests {
         @Test func withoutOriginRunsTheDemoOrigin() async throws {
             var environment = ProcessInfo.processInfo.environment
             environment.removeValue(forKey: "GATEWAY_ORIGIN")
+            environment.merge(Self.cacheDirectory) { _, new in new }
             let gateway = try BuiltExecutable("gateway", arguments: ["--host", "127.0.0.1", "--port", "0", "--threads", "1"], environment: environment)
             let seen = Self.readUntilListening(gateway)
+            let gatewayPort = try #require(seen.firstMatch(of: Self.gatewayListening).flatMap { Int($0.1) })
             let match = try #require(seen.firstMatch(of: /demo-origin: url=http:\/\/127\.0\.0\.1:(\d+) \[DemoOrigin\] demo origin listening/))
             let originPort = try #require(Int(match.1))
             #expect(seen.firstMatch(of: Self.gatewayListening) != nil)
@@ -61,6 +69,18 @@ extension IntegrationTests {
             let items = try #require(try page.json()["items"] as? [[String: Any]])
             #expect(items.count == 20)
             #expect(items.first?["title"] as? String == "MacBook Pro")
+            // A new user opens a product list, follows a thumbnail and gets the picture.
+            let (thumbnail, picture) = try await offPool {
+                let client = try RawHTTPClient(port: gatewayPort)
+                let list = try client.request("GET", "/v1/products?page=1")
+                let thumbnail = (try list.json()["items"] as? [[String: Any]])?.first?["thumbnails"] as? [String]
+                let url = thumbnail?.first ?? ""
+                return (url, try client.request("GET", url))
+            }
+            #expect(thumbnail.hasPrefix("/v1/images/"))
+            #expect(picture.status == 200)
+            #expect(picture.header("Content-Type") == "image/png")
+            #expect(Array(picture.body.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
             gateway.signal(SIGTERM)
             #expect(try await gateway.waitForExit() == 0)
             let log = seen + gateway.remainingStderr()

@@ -46,6 +46,31 @@ extension IntegrationTests {
             }
         }
 
+        /// Image fetches connect to the address they checked: the name still goes into `Host`,
+        /// SNI and the certificate check.
+        @Test func aSeparateConnectAddressKeepsTheNameForHostAndCertificate() async throws {
+            let certificate = try TestCertificate(subjectAltNames: ["DNS:localhost"])
+            let origin = try TestOrigin(tls: .server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile))
+            let client = try TestOriginClient(tls: .client(caFile: certificate.certificateFile))
+            defer {
+                client.shutdown()
+                origin.shutdown()
+            }
+            let byAddress = OriginEndpoint(scheme: .https, host: "localhost", port: origin.server.port, connectAddress: "127.0.0.1")
+            let response = try await client.get("/items/1", from: byAddress).get()
+            #expect(response.body == Array("{\"page\":1}".utf8))
+            #expect(response.headers["X-Seen-Host"] == "localhost:\(origin.server.port)")
+            #expect(response.headers["X-Peer"]?.hasPrefix("127.0.0.1") == true)
+            // The same address under a name the certificate does not carry is refused.
+            let otherName = OriginEndpoint(scheme: .https, host: "other.example", port: origin.server.port, connectAddress: "127.0.0.1")
+            guard case .failure(.connectFailed(let reason)) = await client.get("/items/2", from: otherName) else {
+                Issue.record("expected a TLS connect failure")
+                return
+            }
+            #expect(reason.contains("certificate verify failed"))
+            #expect(origin.hits("GET /items/2") == 0)
+        }
+
         @Test func anUntrustedCertificateIsRefused() async throws {
             try await with(certificateFor: ["DNS:localhost"], trustIt: false) { origin, client in
                 let reason = tlsFailure(await client.get("/items/1", from: origin.secureEndpoint(host: "localhost")))

@@ -40,10 +40,13 @@ extension IntegrationTests {
                 #expect((try before.json()["items"] as? [Any])?.count == 7)
                 let ids = (try after.json()["items"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
                 #expect(ids?.last == 128)
-                // The image reached the origin byte for byte.
-                let imageURL = try #require(URL(string: ((body["images"] as? [String])?.first) ?? ""))
-                let originPort = try #require(imageURL.port)
-                let image = try await offPool { try RawHTTPClient(port: originPort).request("GET", imageURL.path) }
+                // The image reached the origin byte for byte, and comes back through the
+                // product's signed image URL.
+                let imagePath = try #require((body["images"] as? [String])?.first)
+                #expect(imagePath.hasPrefix("/v1/images/"))
+                let image = try await offPool { try RawHTTPClient(port: port).request("GET", imagePath) }
+                #expect(image.status == 200)
+                #expect(image.header("Content-Type") == "image/png")
                 #expect(image.body == Self.png)
             }
         }

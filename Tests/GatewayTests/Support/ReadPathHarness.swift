@@ -3,8 +3,9 @@ import Foundation
 import Logging
 @testable import Gateway
 
-/// A gateway with the product read and write routes in front of a demo origin, both on
-/// 127.0.0.1.
+/// A gateway wired as the `gateway` executable wires it (reads, writes, signed images) in
+/// front of a demo origin, both on 127.0.0.1, with an image cache in a fresh temporary
+/// directory.
 struct ReadPathHarness {
     let origin: DemoOrigin
     let server: GatewayServer
@@ -30,30 +31,44 @@ struct ReadPathHarness {
         threads: Int = 2, configure: (inout GatewayConfiguration) -> Void = { _ in },
         _ body: (ReadPathHarness) async throws -> Void
     ) async throws {
-        var logger = Logger(label: "read-path-test")
-        logger.logLevel = .critical
+        let logger = Logger.quiet("read-path-test")
         let origin = DemoOrigin(logger: logger)
         let url = try origin.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("read-path-\(UUID().uuidString)").path
+        var configuration = GatewayConfiguration.testing(origin: url, threads: threads)
+        configuration.images.cacheDirectory = directory
+        configure(&configuration)
+        let metrics = GatewayMetrics()
+        let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
+        let server = GatewayServer(configuration: configuration, router: routes.router, logger: logger, metrics: metrics)
+        try server.start()
+        defer {
+            server.shutdown()
+            origin.shutdown()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        try await body(ReadPathHarness(origin: origin, server: server, metrics: metrics, reads: routes.reads))
+    }
+}
+
+extension GatewayConfiguration {
+    /// A gateway on 127.0.0.1 and a free port, with `threads` loops, in front of `origin`.
+    static func testing(origin: URL, threads: Int = 2) -> GatewayConfiguration {
         var configuration = GatewayConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.threads = threads
         configuration.shutdownGrace = .seconds(3)
-        configuration.origin = url.absoluteString
-        configure(&configuration)
-        let metrics = GatewayMetrics()
-        let reads = ProductReads(
-            endpoint: try OriginEndpoint(url: url.absoluteString), configuration: configuration.readPath,
-            compression: configuration.compression, metrics: metrics)
-        let writes = ProductWrites(endpoint: reads.endpoint, generation: configuration.readPath.generation, reads: reads)
-        let server = GatewayServer(
-            configuration: configuration, router: GatewayApplication.router(metrics: metrics, reads: reads, writes: writes),
-            logger: logger, metrics: metrics)
-        try server.start()
-        defer {
-            server.shutdown()
-            origin.shutdown()
-        }
-        try await body(ReadPathHarness(origin: origin, server: server, metrics: metrics, reads: reads))
+        configuration.origin = origin.absoluteString
+        return configuration
+    }
+}
+
+extension Logger {
+    /// A logger that says only what is critical (test servers).
+    static func quiet(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = .critical
+        return logger
     }
 }

@@ -37,8 +37,32 @@ import Testing
         #expect(configuration.compression.minimumBytes == 10)
     }
 
+    @Test func imageOptionsBecomeTheConfiguration() throws {
+        let command = try GatewayCommand.parse([
+            "--public-url", "https://api.example.com", "--cache-dir", "/var/cache/gateway", "--image-signing-key",
+            "0123456789abcdef-key", "--image-host", "cdn.example.com", "--image-host", "img.example.com:8443,10.0.0.5",
+            "--max-image-bytes", "2048", "--image-memory-bytes", "4096", "--image-disk-bytes", "8192",
+        ])
+        let images = command.gatewayConfiguration.images
+        #expect(images.publicURL == "https://api.example.com")
+        #expect(images.cacheDirectory == "/var/cache/gateway")
+        #expect(images.signingKey == "0123456789abcdef-key")
+        #expect(images.allowedHosts == ["cdn.example.com", "img.example.com:8443", "10.0.0.5"])
+        #expect(images.maxImageBytes == 2048)
+        #expect(images.memoryBytes == 4096)
+        #expect(images.diskBytes == 8192)
+        #expect(images.resolveTimeout == .seconds(2))
+        let defaults = try GatewayCommand.parse([]).gatewayConfiguration.images
+        #expect(defaults.cacheDirectory == ".gateway-cache")
+        #expect(defaults.maxImageBytes == 10_485_760)
+        #expect(defaults.memoryBytes == 67_108_864)
+        #expect(defaults.diskBytes == 1_073_741_824)
+        #expect(defaults.signingKey == nil)
+        #expect(defaults.publicURL == nil)
+    }
+
     @Test func refusesBadValues() {
-        for arguments in [["--tls-cert", "c.pem"], ["--tls-key", "k.pem"], ["--port", "70000"], ["--threads", "0"], ["--origin", "ftp://x"], ["--origin", "not a url"], ["--log-level", "loud"], ["--max-body-bytes", "0"]] {
+        for arguments in [["--image-signing-key", "short"], ["--image-host", "a/b"], ["--image-host", "host:99999"], ["--public-url", "ftp://x"], ["--max-image-bytes", "0"], ["--tls-cert", "c.pem"], ["--tls-key", "k.pem"], ["--port", "70000"], ["--threads", "0"], ["--origin", "ftp://x"], ["--origin", "not a url"], ["--log-level", "loud"], ["--max-body-bytes", "0"]] {
             #expect(throws: (any Error).self, "\(arguments)") { try GatewayCommand.parse(arguments) }
         }
     }
