@@ -189,10 +189,7 @@ extension IntegrationTests.Images {
         let server: GatewayServer
 
         init() throws {
-            var configuration = GatewayConfiguration()
-            configuration.host = "127.0.0.1"
-            configuration.port = 0
-            configuration.threads = 1
+            let configuration = GatewayConfiguration.loopback()
             var router = Router()
             let targets = self.targets
             router.add(.get, "/r/{name}", .immediate { _, context in

@@ -6,10 +6,7 @@ import TestSupport
 extension IntegrationTests {
     @Suite struct Shutdown {
         @Test func inFlightRequestsFinishAndNewConnectionsAreRefused() async throws {
-            var configuration = GatewayConfiguration()
-            configuration.host = "127.0.0.1"
-            configuration.port = 0
-            configuration.threads = 2
+            var configuration = GatewayConfiguration.loopback(threads: 2)
             configuration.shutdownGrace = .seconds(10)
             let server = GatewayServer(configuration: configuration, router: TestRoutes.router(), logger: .init(label: "t"))
             try server.start()

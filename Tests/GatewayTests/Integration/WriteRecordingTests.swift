@@ -23,10 +23,7 @@ extension IntegrationTests {
             }
 
             init() throws {
-                var configuration = GatewayConfiguration()
-                configuration.host = "127.0.0.1"
-                configuration.port = 0
-                configuration.threads = 1
+                let configuration = GatewayConfiguration.loopback()
                 var router = Router()
                 let recorder = self.recorder
                 router.add(.post, "/item", .immediate { request, _ in
@@ -51,10 +48,7 @@ extension IntegrationTests {
             handler.logLevel = .trace
             let logger = Logger(label: "gateway") { _ in handler }
 
-            var configuration = GatewayConfiguration()
-            configuration.host = "127.0.0.1"
-            configuration.port = 0
-            configuration.threads = 1
+            var configuration = GatewayConfiguration.loopback()
             configuration.origin = "http://127.0.0.1:\(origin.server.port)"
             let metrics = GatewayMetrics()
             let reads = ProductReads(

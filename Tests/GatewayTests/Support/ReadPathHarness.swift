@@ -52,13 +52,19 @@ struct ReadPathHarness {
 }
 
 extension GatewayConfiguration {
-    /// A gateway on 127.0.0.1 and a free port, with `threads` loops, in front of `origin`.
-    static func testing(origin: URL, threads: Int = 2) -> GatewayConfiguration {
+    /// A server on 127.0.0.1 and a free port, with `threads` loops and a short shutdown.
+    static func loopback(threads: Int = 1) -> GatewayConfiguration {
         var configuration = GatewayConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.threads = threads
         configuration.shutdownGrace = .seconds(3)
+        return configuration
+    }
+
+    /// A gateway on 127.0.0.1 and a free port, with `threads` loops, in front of `origin`.
+    static func testing(origin: URL, threads: Int = 2) -> GatewayConfiguration {
+        var configuration = loopback(threads: threads)
         configuration.origin = origin.absoluteString
         return configuration
     }

@@ -17,12 +17,8 @@ final class TestOrigin: Sendable {
     }
 
     init(tls: TLSContext? = nil) throws {
-        var configuration = GatewayConfiguration()
+        var configuration = GatewayConfiguration.loopback()
         configuration.tls = tls
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.threads = 1
-        configuration.shutdownGrace = .seconds(2)
         configuration.compression.minimumBytes = .max
         var router = Router()
         let hits = self.hits

@@ -14,10 +14,7 @@ struct TestServer {
         configure: (inout GatewayConfiguration) -> Void = { _ in },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
-        var configuration = GatewayConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.threads = threads
+        var configuration = GatewayConfiguration.loopback(threads: threads)
         configuration.shutdownGrace = .seconds(5)
         configure(&configuration)
         var logger = Logger(label: "test-gateway")
