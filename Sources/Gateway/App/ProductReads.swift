@@ -33,6 +33,8 @@ public final class ProductReads: Sendable {
     private let occupancy = PageOccupancy()
     /// Prefetches running now; at most `maxPrefetches`.
     private let prefetches = Atomic<Int>(0)
+    /// Counts invalidations: a fetch that began before one must not store what it got.
+    private let invalidations = Atomic<Int>(0)
     static let maxPage = 10_000
     static let maxPrefetches = 8
 
@@ -144,18 +146,20 @@ public final class ProductReads: Sendable {
         case .detail(let id): target = configuration.generation.detailTarget(id: id)
         }
         let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID)
+        let generation = invalidations.load(ordering: .acquiring)
         origin.send(originRequest, to: endpoint) { [self] result in
             switch result {
             case .success(let response) where response.status == 200:
                 // Mapping and compression are CPU work: off the loop.
                 DispatchQueue.global().async { [self] in
-                    coalescer.finish(key, with: store(response.body, kind: kind, key: key, locale: locale, context: context))
+                    coalescer.finish(
+                        key, with: store(response.body, kind: kind, key: key, locale: locale, context: context, generation: generation))
                 }
             case .success(let response) where response.status == 404:
                 let page = CachedPage(
                     status: 404, contentType: "application/problem+json", identity: [], gzip: nil, storedAt: .now,
                     timeToLive: configuration.notFoundTimeToLive)
-                storeCounting(page, key)
+                storeCounting(page, key, generation: generation)
                 coalescer.finish(key, with: .page(page))
             case .success(let response):
                 let error: GatewayError = response.status >= 500
@@ -169,7 +173,9 @@ public final class ProductReads: Sendable {
     }
 
     /// Maps the origin's body to contract bytes, gzips them, stores the page.
-    private func store(_ body: [UInt8], kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext) -> Outcome {
+    private func store(
+        _ body: [UInt8], kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int
+    ) -> Outcome {
         let identity: [UInt8]
         let timeToLive: Duration
         do {
@@ -177,8 +183,11 @@ public final class ProductReads: Sendable {
             case .list(let page):
                 var contract = try configuration.generation.mapPage(bytes: body, page: page, locale: locale, imageURL: imageURL)
                 if configuration.generation == .v1 {
-                    // v1 has no "has next" flag: say what page + 1 held when it is known.
-                    learn(page: page, itemCount: contract.items.count)
+                    // v1 has no "has next" flag: say what page + 1 held when it is known
+                    // (learning only from answers no write has overtaken).
+                    if invalidations.load(ordering: .acquiring) == generation {
+                        learn(page: page, itemCount: contract.items.count)
+                    }
                     if let next = occupancy.itemCount(page + 1) { contract.hasNextPage = next > 0 }
                 }
                 identity = contract.jsonBytes()
@@ -194,7 +203,7 @@ public final class ProductReads: Sendable {
         let gzip = identity.count >= compression.minimumBytes ? Gzip.compress(identity, level: compression.level) : nil
         let page = CachedPage(
             status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: .now, timeToLive: timeToLive)
-        storeCounting(page, key)
+        storeCounting(page, key, generation: generation)
         return .page(page)
     }
 
@@ -233,11 +242,16 @@ public final class ProductReads: Sendable {
     /// details in every locale, every list page, and what is known of the pages' contents.
     public func invalidate(productID id: Int64?) {
         let detail = id.map { "id=\($0)" }
+        invalidations.add(1, ordering: .releasing)
         cache.remove { key in key.route == "/v1/products" || (detail != nil && key.parameters == [detail!]) }
         occupancy.reset()
     }
 
-    private func storeCounting(_ page: CachedPage, _ key: PageCacheKey) {
+    /// Stores `page` unless an invalidation happened since its fetch began (`generation`):
+    /// then it may show the state before a write, and only the requests that waited for it
+    /// get it.
+    private func storeCounting(_ page: CachedPage, _ key: PageCacheKey, generation: Int) {
+        guard invalidations.load(ordering: .acquiring) == generation else { return }
         let evicted = cache.store(page, for: key)
         for _ in 0..<evicted { metrics.cacheEvent("eviction", cache: "page") }
     }

@@ -54,10 +54,25 @@ final class IdempotencyStore: Sendable {
             case .finished, nil:
                 if state.entries[key] == nil {
                     state.order.append(key)
-                    if state.order.count > limit { state.entries[state.order.removeFirst()] = nil }
+                    Self.evictFinished(&state, limit: limit)
                 }
                 state.entries[key] = .running(fingerprint: fingerprint, waiters: [])
                 return .first
+            }
+        }
+    }
+
+    /// Forgets the oldest finished keys past `limit`. Running keys are never forgotten (their
+    /// waiters need the answer), so the store may briefly hold more than `limit` of them.
+    private static func evictFinished(_ state: inout State, limit: Int) {
+        var index = 0
+        while state.order.count > limit && index < state.order.count {
+            let key = state.order[index]
+            if case .running = state.entries[key] {
+                index += 1
+            } else {
+                state.order.remove(at: index)
+                state.entries[key] = nil
             }
         }
     }
@@ -77,6 +92,7 @@ final class IdempotencyStore: Sendable {
     func release(_ key: String, response: GatewayResponse) {
         let waiters = state.withLock { state -> [@Sendable (GatewayResponse) -> Void] in
             guard case .running(_, let waiters) = state.entries.removeValue(forKey: key) else { return [] }
+            state.order.removeAll { $0 == key }
             return waiters
         }
         for waiter in waiters { waiter(response) }

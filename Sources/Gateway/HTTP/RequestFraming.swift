@@ -6,8 +6,10 @@
 /// A request that fails gets 400 with `Connection: close`, so no byte after it on the same
 /// connection is ever parsed as a request.
 public enum RequestFraming {
-    /// The first problem found, or nil when the framing is unambiguous.
-    public static func problem(in headers: HTTPHeaders) -> String? {
+    /// The first problem found, or nil when the framing is unambiguous. `method` matters
+    /// because libevent reads no body at all for HEAD, TRACE and CONNECT: a length on those
+    /// would leave body bytes to be parsed as the next request.
+    public static func problem(in headers: HTTPHeaders, method: HTTPMethod? = nil) -> String? {
         var contentLengths = 0
         var transferEncodings = 0
         var hosts = 0
@@ -17,15 +19,24 @@ public enum RequestFraming {
             if let byte = field.value.utf8.first(where: isForbiddenInValue) {
                 return "The value of \(field.name) contains the control byte 0x\(String(byte, radix: 16))."
             }
+            // Framing values are compared as libevent stored them (it strips leading spaces
+            // only): a tab or a folded line before `chunked` makes libevent read no chunked
+            // body while a front proxy may, so such values are refused, not trimmed.
             if HTTPHeaders.sameName(field.name, "Content-Length") {
                 contentLengths += 1
-                if !isDigits(field.value.trimmingSpaces()) {
+                if !isDigits(field.value) {
                     return "Content-Length must be decimal digits only."
+                }
+                if let method, !mayHaveBody(method), field.value.contains(where: { $0 != "0" }) {
+                    return "\(method.rawValue) requests must not have a body."
                 }
             } else if HTTPHeaders.sameName(field.name, "Transfer-Encoding") {
                 transferEncodings += 1
-                if !HTTPHeaders.sameName(field.value.trimmingSpaces(), "chunked") {
+                if !HTTPHeaders.sameName(field.value, "chunked") {
                     return "Only Transfer-Encoding: chunked is accepted."
+                }
+                if let method, !mayHaveBody(method) {
+                    return "\(method.rawValue) requests must not have a body."
                 }
             } else if HTTPHeaders.sameName(field.name, "Host") {
                 hosts += 1
@@ -39,6 +50,14 @@ public enum RequestFraming {
         if hosts == 0 { return "The Host header is required." }
         if hosts > 1 { return "Host appears more than once." }
         return nil
+    }
+
+    /// Whether libevent reads a body for `method` (it reads none for HEAD, TRACE, CONNECT).
+    static func mayHaveBody(_ method: HTTPMethod) -> Bool {
+        switch method {
+        case .head, .trace, .connect: false
+        default: true
+        }
     }
 
     /// RFC 9110 §5.6.2 token characters.

@@ -17,9 +17,10 @@ public struct OriginEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `http://host[:port][/base]` or `https://…`.
     ///
-    /// - Throws: `GatewayError` (400-free wording: it is a configuration error) when the URL
-    ///   is not http or https, has no host, or has a query or fragment.
+    /// - Throws: `OriginEndpointError` when the URL is not http or https, has no host, or has
+    ///   a query, fragment or user information. The error never repeats a password.
     public init(url text: String) throws(OriginEndpointError) {
+        let text = Self.withoutUserInformation(text)
         guard let components = URLComponents(string: text), let rawScheme = components.scheme?.lowercased(),
             let scheme = Scheme(rawValue: rawScheme)
         else { throw OriginEndpointError(text: text, reason: "must be an http or https URL") }
@@ -34,6 +35,16 @@ public struct OriginEndpoint: Sendable, Hashable, CustomStringConvertible {
         while path.hasSuffix("/") { path.removeLast() }
         self.basePath = path
         self.connectAddress = nil
+    }
+
+    /// `text` with any `user:password@` replaced by `***@`, so errors and logs never carry
+    /// credentials.
+    static func withoutUserInformation(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let rest = text[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<schemeEnd.upperBound]) + "***" + String(rest[at...])
     }
 
     /// An endpoint from its parts (image fetches, which have checked them already).

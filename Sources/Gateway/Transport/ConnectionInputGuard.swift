@@ -45,6 +45,16 @@ final class ConnectionInputGuard {
         return bufferevent
     }
 
+    /// Whether the scanner of `request`'s connection lost the framing (then NULs after that
+    /// point are no longer rewritten, so the connection's requests are refused).
+    func lostFraming(of request: OpaquePointer) -> Bool {
+        guard let connection = evhttp_request_get_connection(request),
+            let bufferevent = evhttp_connection_get_bufferevent(connection),
+            let scanner = scanners[UnsafeMutableRawPointer(bufferevent)]
+        else { return false }
+        return scanner.state.state == .lost
+    }
+
     /// Scans the bytes just added to `buffer`, rewriting in place.
     fileprivate static func scanAdded(_ buffer: OpaquePointer, added: Int, scanner: Scanner) {
         let total = evbuffer_get_length(buffer)

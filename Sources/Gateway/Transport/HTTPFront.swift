@@ -95,7 +95,9 @@ final class HTTPFront: @unchecked Sendable {
             acceptsGzip: AcceptEncoding.allowsGzip(headers["Accept-Encoding"]), started: started)
         core.inFlight.add(1, ordering: .relaxed)
         let responder = Responder(sink: exchange, requestID: requestID)
-        if let problem = RequestFraming.problem(in: headers) {
+        if let problem = RequestFraming.problem(in: headers, method: method)
+            ?? (inputGuard.lostFraming(of: request) ? "The request stream could not be followed." : nil)
+        {
             responder.fail(GatewayError.malformedRequest(problem))
             return
         }

@@ -66,10 +66,14 @@ final class OriginConnection {
         self.evcon = evcon
     }
 
-    /// OpenSSL's reason when this is a TLS connection that failed in OpenSSL (a certificate
-    /// that does not verify, a handshake failure); nil otherwise.
+    /// OpenSSL's reason when this is a TLS connection whose handshake failed (a certificate
+    /// that does not verify, no common protocol); nil otherwise. A TLS error after the
+    /// handshake (a reset or a close without close_notify mid-response) is not a connect
+    /// failure: the request may have reached the origin.
     func tlsFailure() -> String? {
-        guard let bufferevent = evhttp_connection_get_bufferevent(evcon) else { return nil }
+        guard let bufferevent = evhttp_connection_get_bufferevent(evcon),
+            let ssl = bufferevent_openssl_get_ssl(bufferevent), SSL_is_init_finished(ssl) == 0
+        else { return nil }
         let code = bufferevent_get_openssl_error(bufferevent)
         return code == 0 ? nil : TLSContext.errorText(code)
     }

@@ -110,6 +110,8 @@ final class OriginPool {
         var timeout = timeval(configuration.requestTimeout + .seconds(1))
         evhttp_connection_set_timeout_tv(evcon, &timeout)
         evhttp_connection_set_max_body_size(evcon, Int(configuration.maxResponseBytes))
+        // Bounded like the server's side: an origin (or an image host) cannot stream headers.
+        evhttp_connection_set_max_headers_size(evcon, 64 * 1024)
         evhttp_connection_set_retries(evcon, 0)
         let connection = OriginConnection(id: id, evcon: evcon)
         connections[id] = connection
@@ -155,14 +157,17 @@ final class OriginPool {
         // Per request: image fetches ask for a smaller limit than the client's.
         evhttp_connection_set_max_body_size(connection.evcon, Int(maxBytes(exchange)))
         let target = endpoint.basePath + exchange.request.target
+        // Set before the call: libevent may run the request callback (which clears it) inside
+        // evhttp_make_request and still return 0, and the pointer is invalid after that.
+        exchange.pending = request
         guard evhttp_make_request(connection.evcon, request, Self.command(exchange.request.method), target) == 0 else {
             // libevent has freed the request; no callback will come.
+            exchange.pending = nil
             exchange.stopTimer(&exchange.connectTimer)
             release(connection, reusable: false)
             complete(exchange, .failure(.connectFailed("cannot start the request")))
             return
         }
-        exchange.pending = request
     }
 
     private func maxBytes(_ exchange: OriginExchange) -> Int {

@@ -91,6 +91,9 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
             }
         }
         evhttp_send_reply(request, Int32(response.status), ReasonPhrase.for(response.status), front.scratch)
+        // evhttp drains the buffer, except when the client has gone (it then frees the
+        // request without touching the buffer): never let a body reach the next reply.
+        evbuffer_drain(front.scratch, evbuffer_get_length(front.scratch))
         core.inFlight.subtract(1, ordering: .relaxed)
         let elapsed = ContinuousClock.now - started
         front.requestMetrics.record(

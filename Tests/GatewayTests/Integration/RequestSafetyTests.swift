@@ -29,6 +29,11 @@ extension IntegrationTests {
             Case("empty header name", "GET /healthz HTTP/1.1\r\nHost: x\r\n: value\r\n\r\n"),
             Case("space before the colon", "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length : 0\r\n\r\n"),
             Case("missing Host", "GET /healthz HTTP/1.1\r\n\r\n"),
+            Case("tab before chunked", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\tchunked\r\n\r\n5\r\nGET /\r\n0\r\n\r\n"),
+            Case("folded Transfer-Encoding", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n"),
+            Case("HEAD with a body length", "HEAD /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n0123456789abcdef"),
+            Case("TRACE with chunked", "TRACE /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+            Case("Content-Length padded out of the scanner's view", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length:" + String(repeating: " ", count: 90) + "3\r\n\r\nabc"),
             Case("two Hosts", "GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
         ]
 
@@ -39,7 +44,7 @@ extension IntegrationTests {
                 try await offPool {
                     let client = try RawHTTPClient(port: port)
                     try client.send(shape.request)
-                    let response = try client.readResponse()
+                    let response = try client.readResponse(method: String(shape.request.prefix { $0 != " " }))
                     #expect(response.status == 400)
                     #expect(client.isClosedByPeer(), "a second request was read after the refusal")
                 }

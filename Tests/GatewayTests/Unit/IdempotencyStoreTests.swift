@@ -41,6 +41,24 @@ import Testing
         #expect(claim(store, "k", "z") == "first")
     }
 
+    @Test func runningKeysAreNeverForgottenAndReleasedKeysLeaveNoTrace() {
+        let store = IdempotencyStore(limit: 3)
+        #expect(claim(store, "running", "x") == "first")
+        for index in 0..<5 {
+            #expect(claim(store, "k\(index)", "x") == "first")
+            store.finish("k\(index)", response: created, now: start)
+        }
+        // The running key outlived five newer keys; the two newest finished ones remain.
+        #expect(claim(store, "k3", "other") == "mismatch")
+        for _ in 0..<50 {
+            #expect(claim(store, "retried", "x") == "first")
+            store.release("retried", response: GatewayResponse(status: 502))
+        }
+        // Fifty claims and releases of one key took one place, not fifty.
+        #expect(claim(store, "k4", "other") == "mismatch")
+        #expect(claim(store, "running", "x") == "waiting")
+    }
+
     @Test func theOldestKeysAreForgottenBeyondTheLimit() {
         let store = IdempotencyStore(limit: 2)
         for key in ["a", "b", "c"] {

@@ -139,3 +139,20 @@ import TestSupport
     }
 }
 
+
+@Suite struct OriginEndpointTests {
+    @Test func parsesAndNeverRepeatsCredentials() throws {
+        let endpoint = try OriginEndpoint(url: "https://api.example.com:8443/base/")
+        #expect(endpoint.hostHeader == "api.example.com:8443")
+        #expect(endpoint.basePath == "/base")
+        #expect(try OriginEndpoint(url: "http://127.0.0.1").hostHeader == "127.0.0.1")
+        do {
+            _ = try OriginEndpoint(url: "https://admin:s3cret@api.example.com/")
+            Issue.record("credentials must be refused")
+        } catch {
+            #expect(!error.description.contains("s3cret"))
+            #expect(!error.description.contains("admin"))
+            #expect(error.description == "origin URL https://***@api.example.com/ must not have a query, fragment or user")
+        }
+    }
+}

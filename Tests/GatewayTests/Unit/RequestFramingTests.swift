@@ -10,7 +10,11 @@ import Testing
         #expect(problem([]) == nil)
         #expect(problem([("Content-Length", "42")]) == nil)
         #expect(problem([("Transfer-Encoding", "chunked")]) == nil)
-        #expect(problem([("Transfer-Encoding", " Chunked ")]) == nil)
+        #expect(problem([("Transfer-Encoding", "Chunked")]) == nil)
+        #expect(problem([("Transfer-Encoding", "\tchunked")]) == "Only Transfer-Encoding: chunked is accepted.")
+        #expect(problem([("Content-Length", "\t5")]) == "Content-Length must be decimal digits only.")
+        #expect(RequestFraming.problem(in: HTTPHeaders([("Host", "x"), ("Content-Length", "0")]), method: .head) == nil)
+        #expect(RequestFraming.problem(in: HTTPHeaders([("Host", "x"), ("Content-Length", "4")]), method: .head) == "HEAD requests must not have a body.")
         #expect(problem([("X-Tab", "a\tb")]) == nil)
     }
 
