@@ -92,10 +92,11 @@ public final class GatewayServer: Sendable {
         while core.inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.005)
         }
-        let unfinished = core.inFlight.load(ordering: .relaxed)
         // A short pause lets replies written just now leave the output buffers.
         for front in fronts { front.loop.stop(after: .milliseconds(50)) }
         for front in fronts { front.loop.join() }
+        // Counted after the loops ended: a keep-alive request may have arrived meanwhile.
+        let unfinished = core.inFlight.load(ordering: .relaxed)
         if unfinished == 0 {
             for front in fronts { front.free() }
         } else {

@@ -50,8 +50,18 @@ public final class OriginClient: @unchecked Sendable {
         pools[endpoint]?.openConnections ?? 0
     }
 
+    /// Pools kept before idle ones are dropped. Image hosts get a pool per resolved address,
+    /// so a host that rotates addresses would otherwise add pools for ever.
+    static let poolLimit = 64
+
     private func pool(for endpoint: OriginEndpoint) -> OriginPool {
         if let pool = pools[endpoint] { return pool }
+        if pools.count >= Self.poolLimit {
+            for (key, pool) in pools where pool.isIdle {
+                pool.close()
+                pools[key] = nil
+            }
+        }
         let pool = OriginPool(endpoint: endpoint, loop: loop, dns: dns, tls: tls, metrics: metrics, configuration: configuration)
         pools[endpoint] = pool
         return pool

@@ -39,6 +39,9 @@ final class OriginPool {
 
     var openConnections: Int { state.openConnections }
 
+    /// No connection, no waiter, no exchange: the pool can be closed and forgotten.
+    var isIdle: Bool { state.openConnections == 0 && waiters.isEmpty && exchanges.isEmpty }
+
     /// Sends `request`; `completion` runs on the loop thread exactly once.
     func send(_ request: OriginRequest, completion: @escaping (Result<OriginResponse, OriginFailure>) -> Void) {
         let exchange = OriginExchange(request: request, completion: completion)
