@@ -60,10 +60,7 @@ public final class ProductReads: Sendable {
             serve(.list(page: page), request: request, context: context, responder: responder)
         })
         router.add(.get, "/v1/products/{id}", .deferred { [self] request, context, responder in
-            guard let id = context.parameters["id"].flatMap({ Int64($0) }), id > 0, context.parameters["id"]?.first != "+" else {
-                responder.fail(GatewayError.invalidFields([FieldError(field: "id", message: "must be a positive whole number.")]))
-                return
-            }
+            guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
             serve(.detail(id: id), request: request, context: context, responder: responder)
         })
     }

@@ -39,41 +39,29 @@ public final class ProductWrites: Sendable {
     public func register(in router: inout Router) {
         router.add(.post, "/v1/products", .deferred { [self] request, context, responder in
             handle(request, context: context, responder: responder) { [self] body, contentType throws(ValidationFailure) in
-                try .create(Self.isJSON(contentType)
+                try .create(MediaType.isJSON(contentType)
                     ? ProductDraft.decode(json: body, limits: limits)
                     : ProductDraft.decode(multipart: body, contentType: contentType, limits: limits))
             }
         })
         router.add(.patch, "/v1/products/{id}", .deferred { [self] request, context, responder in
-            guard let id = Self.id(context) else { return responder.fail(Self.badID) }
+            guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
             handle(request, context: context, responder: responder) { [self] body, contentType throws(ValidationFailure) in
-                try .update(id: id, Self.isJSON(contentType)
+                try .update(id: id, MediaType.isJSON(contentType)
                     ? ProductPatch.decode(json: body, limits: limits)
                     : ProductPatch.decode(multipart: body, contentType: contentType, limits: limits))
             }
         })
         router.add(.delete, "/v1/products/{id}", .deferred { [self] request, context, responder in
-            guard let id = Self.id(context) else { return responder.fail(Self.badID) }
+            guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
             handle(request, context: context, responder: responder, jsonOnly: true) { [self] body, _ throws(ValidationFailure) in
                 .delete(id: id, try ProductDeletion.decode(json: body, limits: limits))
             }
         })
     }
 
-    static let badID = GatewayError.invalidFields([FieldError(field: "id", message: "must be a positive whole number.")])
-
-    static func id(_ context: RouteContext) -> Int64? {
-        guard let text = context.parameters["id"], text.first != "+", let id = Int64(text), id > 0 else { return nil }
-        return id
-    }
-
-    static func isJSON(_ contentType: String) -> Bool {
-        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
-        return media == "application/json" || (media.hasPrefix("application/") && media.hasSuffix("+json"))
-    }
-
     static func isMultipart(_ contentType: String) -> Bool {
-        contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } == "multipart/form-data"
+        MediaType.essence(of: contentType) == "multipart/form-data"
     }
 
     /// Checks the media type, decodes off the loop, applies `Idempotency-Key`, sends.
@@ -82,7 +70,7 @@ public final class ProductWrites: Sendable {
         decode: @escaping @Sendable ([UInt8], String) throws(ValidationFailure) -> Operation
     ) {
         let contentType = request.headers["Content-Type"] ?? ""
-        guard Self.isJSON(contentType) || (!jsonOnly && Self.isMultipart(contentType)) else {
+        guard MediaType.isJSON(contentType) || (!jsonOnly && Self.isMultipart(contentType)) else {
             return responder.fail(GatewayError.unsupportedMediaType(
                 jsonOnly ? "Send the body as application/json." : "Send the body as application/json or multipart/form-data."))
         }

@@ -16,14 +16,13 @@ public struct ResponseCompression: Sendable {
     public static func isCompressible(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
         if contentType == "application/json" || contentType == "application/problem+json" { return true }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
-        if mediaType.hasPrefix("text/") { return true }
+        let mediaType = MediaType.essence(of: contentType)
+        if mediaType.hasPrefix("text/") || MediaType.isJSON(mediaType) { return true }
         switch mediaType {
-        case "application/json", "application/problem+json", "application/javascript", "application/xml",
-            "image/svg+xml", "application/openmetrics-text":
+        case "application/javascript", "application/xml", "image/svg+xml", "application/openmetrics-text":
             return true
         default:
-            return mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")
+            return false
         }
     }
 
