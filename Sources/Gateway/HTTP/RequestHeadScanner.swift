@@ -141,11 +141,32 @@ public struct RequestHeadScanner: Sendable {
         }
     }
 
-    /// The size on a chunk-size line (hex, extensions after `;` ignored), or nil.
-    private static func chunkSize(_ line: [UInt8]) -> Int64? {
-        let digits = line.prefix { $0 != UInt8(ascii: ";") }
-        let text = String(decoding: digits, as: UTF8.self).trimmingSpaces()
-        guard !text.isEmpty, text.utf8.count <= 15 else { return nil }
-        return Int64(text, radix: 16)
+    /// The size on a chunk-size line, or nil: 1 to 15 hex digits (no sign, no `0x`; at most
+    /// 15 so the size fits an Int64), then optional spaces or tabs and extensions after `;`,
+    /// which are ignored. A sign must never pass: `-5` once made `.chunkData(remaining: -5)`
+    /// step backwards and spin the loop for good.
+    static func chunkSize(_ line: [UInt8]) -> Int64? {
+        var size: Int64 = 0
+        var digits = 0
+        var index = 0
+        while index < line.count, let value = hexValue(line[index]) {
+            guard digits < 15 else { return nil }
+            size = size << 4 | Int64(value)
+            digits += 1
+            index += 1
+        }
+        guard digits > 0 else { return nil }
+        while index < line.count, line[index] == UInt8(ascii: " ") || line[index] == UInt8(ascii: "\t") { index += 1 }
+        guard index == line.count || line[index] == UInt8(ascii: ";") else { return nil }
+        return size
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

@@ -55,4 +55,25 @@ import Testing
         #expect(scanner.state == .lost)
         #expect(input.last == 0)
     }
+
+    @Test(arguments: ["-5", "+5", "0x5", " 5", "", ";a=b", "5x", "1000000000000000", "ffffffffffffffffff"])
+    func refusesChunkSizesThatAreNotPlainHex(_ line: String) {
+        #expect(RequestHeadScanner.chunkSize(bytes(line)) == nil)
+    }
+
+    @Test func readsPlainHexChunkSizesWithExtensions() {
+        #expect(RequestHeadScanner.chunkSize(bytes("5")) == 5)
+        #expect(RequestHeadScanner.chunkSize(bytes("1A;name=value")) == 26)
+        #expect(RequestHeadScanner.chunkSize(bytes("ff \t;x")) == 255)
+        #expect(RequestHeadScanner.chunkSize(bytes("fffffffffffffff")) == 0xfff_ffff_ffff_ffff)
+    }
+
+    /// Regression: a signed chunk size once became a negative byte count to skip, and the
+    /// scan loop stepped backwards for ever (the event loop spun at 100% CPU).
+    @Test func negativeChunkSizeLosesTheFramingAndReturns() {
+        var scanner = RequestHeadScanner()
+        var input = bytes("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n")
+        input.withUnsafeMutableBufferPointer { scanner.scan($0) }
+        #expect(scanner.state == .lost)
+    }
 }
