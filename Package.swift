@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "Gateway", targets: ["Gateway"]),
         .library(name: "GatewayModels", targets: ["GatewayModels"]),
         .library(name: "DemoOrigin", targets: ["DemoOrigin"]),
+        .library(name: "HTTPCodec", targets: ["HTTPCodec"]),
+        // Reads a corpus of request streams, writes the codec's verdicts (scripts/differential).
+        .executable(name: "http1-probe", targets: ["HTTP1Probe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -28,6 +31,9 @@ let package = Package(
             pkgConfig: "libevent",
             providers: [.apt(["libevent-dev", "zlib1g-dev", "libssl-dev"])]
         ),
+        // The sans-I/O HTTP/1.1 codec: bytes to request heads and bodies, response heads to
+        // bytes. No Foundation, no libevent, no I/O.
+        .target(name: "HTTPCodec"),
         // Pure contract and mapping code: Foundation only, no C, no I/O.
         .target(name: "GatewayModels"),
         // The server library. Only Sources/Gateway/Transport imports CEvent.
@@ -91,6 +97,8 @@ let package = Package(
         // Helpers shared by the test targets (seeded test data).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "DemoOrigin", "TestSupport"]),
+        .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
+        .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
         .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
