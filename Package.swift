@@ -42,6 +42,7 @@ let package = Package(
             dependencies: [
                 "CEvent",
                 "GatewayModels",
+                "HTTPCodec",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -49,4 +49,13 @@ static inline long cevent_ssl_set_sni(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
 }
 
+// accept4 is declared only under _GNU_SOURCE, which this header cannot count on.
+int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+// SSL_set_mode is a macro over SSL_ctrl. Partial writes let a non-blocking SSL_write
+// report what it sent; a moving buffer lets a retry pass the same bytes from a new address.
+static inline long cevent_ssl_set_nonblocking_writes(SSL *ssl) {
+    return SSL_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+}
+
 #endif

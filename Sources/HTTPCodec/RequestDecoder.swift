@@ -79,7 +79,12 @@ public struct RequestDecoder: Sendable {
 
     private mutating func decodeHead(_ bytes: UnsafeRawBufferPointer) -> RequestDecodeResult {
         if scanned == 0 {
+            // A new message: nothing of the last one may be taken for this one's.
             head.fields.removeAll(keepingCapacity: true)
+            head.method = .empty
+            head.target = .empty
+            head.path = .empty
+            head.length = 0
         }
         let count = bytes.count
         // Empty lines before the request line are skipped (RFC 9112 §2.2).

@@ -1,3 +1,4 @@
+import HTTPCodec
 import Dispatch
 import GatewayModels
 
@@ -204,7 +205,7 @@ public final class ProductWrites: Sendable {
             return answer
         case .success(let response) where (400..<500).contains(response.status):
             let reason = (try? V1ErrorBody(json: response.body))?.reason ?? "The origin refused the request."
-            return GatewayError(status: response.status, type: GatewayError.typePrefix + "origin-refused", title: ReasonPhrase.for(response.status), detail: reason)
+            return GatewayError(status: response.status, type: GatewayError.typePrefix + "origin-refused", title: HTTPStatus.reasonPhrase(response.status), detail: reason)
                 .response(requestID: requestID)
         case .success(let response):
             return GatewayError.badGateway("The origin answered \(response.status).").response(requestID: requestID)

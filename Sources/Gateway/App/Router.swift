@@ -37,21 +37,13 @@ public struct Router: Sendable {
     /// Finds the handler for `method` on `path` (percent-encoded, without the query).
     func match(_ method: HTTPMethod, path: String) -> Match {
         guard let segments = PathPattern.split(path) else { return .notFound }
-        var allowed: [HTTPMethod] = []
-        var matchedPattern: String?
-        for route in routes {
-            guard let parameters = route.pattern.match(segments) else { continue }
-            if route.method == method || (method == .head && route.method == .get) {
+        for route in routes where route.method == method || (method == .head && route.method == .get) {
+            if let parameters = route.pattern.match(segments) {
                 return .found(route.handler, parameters: parameters, pattern: route.pattern.description)
             }
-            allowed.append(route.method)
-            matchedPattern = matchedPattern ?? route.pattern.description
         }
-        guard let pattern = matchedPattern else { return .notFound }
-        if allowed.contains(.get) { allowed.append(.head) }
-        allowed.append(.options)
-        let ordered = HTTPMethod.allCases.filter(allowed.contains)
-        return method == .options ? .options(allowed: ordered, pattern: pattern) : .methodNotAllowed(allowed: ordered, pattern: pattern)
+        guard let (allowed, pattern) = allowedMethods(segments) else { return .notFound }
+        return method == .options ? .options(allowed: allowed, pattern: pattern) : .methodNotAllowed(allowed: allowed, pattern: pattern)
     }
 
     /// What routing decided for one request: a label for metrics and logs, and the work
@@ -86,6 +78,25 @@ public struct Router: Sendable {
                 }
             }
         }
+    }
+
+    /// The methods a known path takes (GET brings HEAD; OPTIONS always) and its pattern, or
+    /// nil when no route has the path.
+    public func allowedMethods(path: String) -> (methods: [HTTPMethod], pattern: String)? {
+        PathPattern.split(path).flatMap(allowedMethods)
+    }
+
+    private func allowedMethods(_ segments: [String]) -> (methods: [HTTPMethod], pattern: String)? {
+        var allowed: [HTTPMethod] = []
+        var pattern: String?
+        for route in routes where route.pattern.match(segments) != nil {
+            allowed.append(route.method)
+            pattern = pattern ?? route.pattern.description
+        }
+        guard let pattern else { return nil }
+        if allowed.contains(.get) { allowed.append(.head) }
+        allowed.append(.options)
+        return (HTTPMethod.allCases.filter(allowed.contains), pattern)
     }
 
     /// Finds what answers `request`, without running it.

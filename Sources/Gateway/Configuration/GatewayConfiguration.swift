@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Every setting of the server, with the defaults a production gateway wants. The server
 /// applies all of them to libevent explicitly, so nothing depends on libevent's defaults.
@@ -13,11 +16,24 @@ public struct GatewayConfiguration: Sendable {
     public var origin: String?
     /// The largest request body accepted; larger ones get 413 before they are buffered.
     public var maxBodyBytes: Int = 4 * 1024 * 1024
-    /// The largest request line plus header block accepted.
+    /// The largest request line plus header block accepted; larger heads get 431.
     public var maxHeaderBytes: Int = 16 * 1024
-    /// How long a client connection may stay silent (while sending a request, or idle
-    /// between keep-alive requests) before the gateway closes it.
+    /// The longest request-target accepted; longer ones get 414.
+    public var maxTargetBytes: Int = 8192
+    /// How long a keep-alive connection may wait for its next request before it is closed.
     public var idleTimeout: Duration = .seconds(30)
+    /// How long a client has to send a whole request head, from its first byte; then 408.
+    public var headerTimeout: Duration = .seconds(10)
+    /// How long a request body may make no progress; then 408.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// How long a client may leave written bytes unread before it is disconnected.
+    public var writeTimeout: Duration = .seconds(30)
+    /// Response bytes queued per connection past which the gateway reads no more requests
+    /// from it until it has read its answers.
+    public var maxOutputBytes: Int = 4 * 1024 * 1024
+    /// Open client connections per process; past it new ones get 503 (idle keep-alive
+    /// connections are closed first to make room).
+    public var maxConnections: Int = GatewayConfiguration.defaultMaxConnections
     /// On SIGTERM or SIGINT: how long in-flight requests may take to finish.
     public var shutdownGrace: Duration = .seconds(10)
     /// The kernel's accept queue per listening socket.
@@ -38,6 +54,17 @@ public struct GatewayConfiguration: Sendable {
     public var offloadCompressionBytes: Int = 64 * 1024
 
     public init() {}
+
+    /// Descriptors reserved for origin connections, cache files and the like when the
+    /// connection cap is derived from the descriptor limit.
+    public static let reservedDescriptors = 256
+
+    /// The soft `RLIMIT_NOFILE` less `reservedDescriptors`, at least 16.
+    public static var defaultMaxConnections: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return 65_536 }
+        return max(16, Int(min(limit.rlim_cur, 1 << 20)) - reservedDescriptors)
+    }
 
     public static var defaultThreads: Int {
         max(1, ProcessInfo.processInfo.activeProcessorCount)

@@ -1,3 +1,4 @@
+import HTTPCodec
 import GatewayModels
 
 /// The one error type the gateway answers with. Every failure a client can see becomes one
@@ -24,7 +25,7 @@ public struct GatewayError: Error, Sendable, Equatable {
     ) {
         self.status = status
         self.type = type
-        self.title = title ?? ReasonPhrase.for(status)
+        self.title = title ?? HTTPStatus.reasonPhrase(status)
         self.detail = detail
         self.fieldErrors = fieldErrors
         self.headers = headers
@@ -64,9 +65,14 @@ public struct GatewayError: Error, Sendable, Equatable {
     }
 
     public static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> GatewayError {
+        methodNotAllowed(method.rawValue, allowed: allowed)
+    }
+
+    /// 405 for a method by name, known or not, with `Allow`.
+    public static func methodNotAllowed(_ method: String, allowed: [HTTPMethod]) -> GatewayError {
         let allow = allowed.map(\.rawValue).joined(separator: ", ")
         return GatewayError(
-            status: 405, detail: "\(method.rawValue) is not allowed here; allowed: \(allow).",
+            status: 405, detail: "\(method) is not allowed here; allowed: \(allow).",
             headers: ["Allow": allow])
     }
 

@@ -12,6 +12,9 @@ public struct GatewayRequest: Sendable {
     public var requestID: String
     /// The client's address and port (`127.0.0.1:53012`), when known.
     public var peer: String?
+    /// The method as sent when it is none of `HTTPMethod` (then `method` is meaningless and
+    /// the transport answers 405 or 501 without routing).
+    public var unknownMethod: String?
 
     public init(
         method: HTTPMethod, path: String, query: String? = nil, headers: HTTPHeaders = [:],

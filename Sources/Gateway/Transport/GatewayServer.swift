@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The HTTP server: `threads` event loops, each with its own evhttp and its own listening
-/// socket on one shared port (`SO_REUSEPORT`).
+/// The HTTP server: `threads` event loops, each with its own listening socket on one shared
+/// port (`SO_REUSEPORT`) and its own connections (`ServerLoop`).
 ///
 /// `start`, `port` and `shutdown` may be called from any thread except a loop's own.
 public final class GatewayServer: Sendable {
@@ -11,7 +11,7 @@ public final class GatewayServer: Sendable {
     private let state = Mutex<State>(State())
 
     private struct State: @unchecked Sendable {
-        var fronts: [HTTPFront] = []
+        var loops: [ServerLoop] = []
         var port = 0
         var started = false
         var stopped = false
@@ -35,7 +35,7 @@ public final class GatewayServer: Sendable {
     ///   libevent cannot be set up; nothing is left running then.
     public func start() throws(TransportError) {
         let configuration = core.configuration
-        var fronts: [HTTPFront] = []
+        var loops: [ServerLoop] = []
         var port = configuration.port
         var originTLS: TLSContext?
         if let origin = configuration.origin {
@@ -56,18 +56,18 @@ public final class GatewayServer: Sendable {
             if index == 0 { port = ListeningSocket.port(of: socket) }
             do {
                 let loop = try EventLoop(name: "gateway-loop-\(index)")
-                fronts.append(try HTTPFront(loop: loop, core: core, socket: socket, originTLS: originTLS))
+                loops.append(try ServerLoop(loop: loop, core: core, socket: socket, originTLS: originTLS))
             } catch {
                 close(socket)
-                fronts.forEach { $0.free() }
+                loops.forEach { $0.free() }
                 throw error
             }
         }
-        for front in fronts { front.loop.start() }
+        for serverLoop in loops { serverLoop.loop.start() }
         let boundPort = port
         state.withLock { state in
             precondition(!state.started, "GatewayServer.start called twice")
-            state.fronts = fronts
+            state.loops = loops
             state.port = boundPort
             state.started = true
         }
@@ -80,27 +80,28 @@ public final class GatewayServer: Sendable {
     /// requests get up to the configured grace period, then every loop ends. Blocks until
     /// they have. Calling it again does nothing.
     public func shutdown() {
-        let fronts: [HTTPFront] = state.withLock { state in
+        let loops: [ServerLoop] = state.withLock { state in
             guard state.started, !state.stopped else { return [] }
             state.stopped = true
-            return state.fronts
+            return state.loops
         }
-        guard !fronts.isEmpty else { return }
+        guard !loops.isEmpty else { return }
         core.draining.store(true, ordering: .relaxed)
-        for front in fronts { front.loop.post { front.stopAccepting() } }
+        // No new connections; idle keep-alive connections close, busy ones after their answer.
+        for serverLoop in loops { serverLoop.loop.post { serverLoop.drain() } }
         let deadline = ContinuousClock.now + core.configuration.shutdownGrace
         while core.inFlight.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.005)
         }
         // A short pause lets replies written just now leave the output buffers.
-        for front in fronts { front.loop.stop(after: .milliseconds(50)) }
-        for front in fronts { front.loop.join() }
+        for serverLoop in loops { serverLoop.loop.stop(after: .milliseconds(50)) }
+        for serverLoop in loops { serverLoop.loop.join() }
         // Counted after the loops ended: a keep-alive request may have arrived meanwhile.
         let unfinished = core.inFlight.load(ordering: .relaxed)
         if unfinished == 0 {
-            for front in fronts { front.free() }
+            for serverLoop in loops { serverLoop.free() }
         } else {
-            // evhttp_free is unsafe with requests in flight; the process is ending anyway.
+            // Handlers still hold connections; the process is ending anyway.
             core.logger.warning("shutdown grace ended with requests unanswered", metadata: ["in_flight": .stringConvertible(unfinished)])
         }
         core.logger.info("stopped")

@@ -1,3 +1,4 @@
+import HTTPCodec
 import Logging
 import Synchronization
 
@@ -12,11 +13,18 @@ final class ServerCore: Sendable {
     let inFlight = Atomic<Int>(0)
     /// Set when shutdown begins: replies then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
+    /// Open client connections, across all loops (bounded by `maxConnections`).
+    let connections = Atomic<Int>(0)
+    /// The request limits every loop's decoders enforce.
+    let requestLimits: RequestLimits
 
     init(configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
         self.metrics = metrics
+        requestLimits = RequestLimits(
+            maxHeadBytes: configuration.maxHeaderBytes, maxTargetBytes: configuration.maxTargetBytes,
+            maxBodyBytes: configuration.maxBodyBytes)
     }
 }

@@ -1,0 +1,651 @@
+import CEvent
+import Glibc
+import HTTPCodec
+import Logging
+
+/// One accepted client connection: reads bytes into a reused buffer, decodes every complete
+/// request in them with `RequestDecoder` and answers them in order, writes each answer at
+/// once (`writev` of the head and the body; `EV_WRITE` is armed only after a short write),
+/// and enforces the deadlines and the output bound.
+///
+/// One request is handled at a time. A request answered on the spot (a cache hit) costs no
+/// change of the read interest; while a handler works asynchronously, reading pauses, and
+/// pipelined requests already read wait in the buffer.
+///
+/// Invariant: created, used and closed only on `server.loop`'s thread. The object stays
+/// alive while its loop lists it (until `close`) and while an exchange holds it.
+final class ClientConnection: @unchecked Sendable {
+    enum Phase {
+        /// Between requests (keep-alive), nothing of the next one read yet.
+        case idle
+        /// Part of a request head read.
+        case head
+        /// A head with a body read; the body is being read.
+        case body
+        /// The request went to its handler; waiting for the answer.
+        case handling
+        /// Answered with `Connection: close`: writing what is left, then closing.
+        case closing
+        /// Refused: the write side is shut; input is read and dropped for a moment so the
+        /// answer is not lost to a reset, then the socket closes.
+        case lingering
+        case closed
+    }
+
+    private enum Deadline {
+        case none, idle, head, body, write, linger
+    }
+
+    let fd: Int32
+    let peer: String
+    /// Strong: an exchange that answers after the server stopped must still find it.
+    let server: ServerLoop
+    /// Owned; freed in `close`. The TLS session over `fd`, when the server speaks HTTPS.
+    private var ssl: OpaquePointer?
+    /// Owned; freed in `close`.
+    private var readEvent: OpaquePointer?
+    private var writeEvent: OpaquePointer?
+    private var timer: OpaquePointer?
+    private(set) var phase = Phase.idle
+    private var deadline = Deadline.none
+
+    /// Input: `input[start..<end]` holds the bytes not consumed yet; `start` is the first
+    /// byte of the current request.
+    private var input: [UInt8]
+    private var start = 0
+    private var end = 0
+    private var decoder: RequestDecoder
+
+    /// Output not yet taken by the socket.
+    private var pending: [UInt8] = []
+    private var pendingOffset = 0
+    private var readPaused = false
+    private var writeArmed = false
+    /// TLS: the last read wanted the socket writable, or the last write wanted it readable.
+    private var readWantsWrite = false
+    private var writeWantsRead = false
+    /// Inside `processInput` (answers given on the spot must not re-enter it).
+    private var processing = false
+    private var lingerBudget = 0
+
+    static let initialBuffer = 16 * 1024
+    /// The socket is asked for this much at most per read.
+    static let readChunk = 64 * 1024
+
+    init?(fd: Int32, ssl: OpaquePointer?, peer: String, server: ServerLoop) {
+        self.fd = fd
+        self.ssl = ssl
+        self.peer = peer
+        self.server = server
+        decoder = RequestDecoder(limits: server.core.requestLimits)
+        input = [UInt8](repeating: 0, count: Self.initialBuffer)
+        if let ssl {
+            SSL_set_fd(ssl, fd)
+            SSL_set_accept_state(ssl)
+            cevent_ssl_set_nonblocking_writes(ssl)
+        }
+        // Unmanaged: passUnretained, for all three events. The loop's connection table keeps
+        // this object until `close`, which frees the events first.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let base = server.loop.base
+        guard let readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), connectionReadCallback, context),
+            let writeEvent = event_new(base, fd, Int16(EV_WRITE | EV_PERSIST), connectionWriteCallback, context),
+            let timer = event_new(base, -1, 0, connectionTimerCallback, context)
+        else { return nil }
+        self.readEvent = readEvent
+        self.writeEvent = writeEvent
+        self.timer = timer
+    }
+
+    /// Starts reading. On the loop thread, once.
+    func begin() {
+        event_add(readEvent, nil)
+        arm(.idle)
+    }
+
+    /// Waiting between requests with nothing buffered: safe to close without losing work.
+    var isIdle: Bool { phase == .idle && start == end && pending.count == pendingOffset }
+
+    // MARK: - Reading
+
+    fileprivate func readable() {
+        if writeWantsRead {
+            writeWantsRead = false
+            flush()
+            if phase == .closed { return }
+        }
+        if phase == .lingering {
+            discardInput()
+            return
+        }
+        guard phase != .closed && phase != .closing && phase != .handling else { return }
+        let received = receive()
+        if received == 0 {
+            // End of stream: the client is done (half-closed or gone). Nothing pending is
+            // answered: a partial request never will be complete.
+            close()
+            return
+        }
+        if received > 0 { processInput() }
+    }
+
+    /// Reads once (TLS: until the session has no more decrypted bytes) into the buffer.
+    /// Returns the bytes read, 0 at end of stream or on an error (the caller closes), -1
+    /// when nothing was there.
+    private func receive() -> Int {
+        var total = 0
+        while true {
+            guard makeRoom() else {
+                refuse(.headTooLarge)
+                return -1
+            }
+            let room = min(input.count - end, Self.readChunk)
+            let count: Int = input.withUnsafeMutableBytes { bytes in
+                let target = bytes.baseAddress! + end
+                if let ssl { return Int(SSL_read(ssl, target, Int32(room))) }
+                return Glibc.read(fd, target, room)
+            }
+            if count > 0 {
+                end += count
+                total += count
+                if let ssl, SSL_pending(ssl) > 0 { continue }
+                return total
+            }
+            if let ssl {
+                switch SSL_get_error(ssl, Int32(count)) {
+                case SSL_ERROR_WANT_READ:
+                    return total > 0 ? total : -1
+                case SSL_ERROR_WANT_WRITE:
+                    readWantsWrite = true
+                    armWrite()
+                    return total > 0 ? total : -1
+                default:
+                    ERR_clear_error()
+                    return total > 0 ? total : 0
+                }
+            }
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { return total > 0 ? total : -1 }
+            return total > 0 ? total : 0
+        }
+    }
+
+    /// Makes space after `end`: moves the current request to the front, or grows the
+    /// buffer up to what the limits allow. False when the request is larger than any
+    /// request the limits admit (the decoder refuses such requests before this point for
+    /// heads and declared lengths; this bounds chunked bodies' framing too).
+    private func makeRoom() -> Bool {
+        if end < input.count { return true }
+        if start > 0 {
+            compact()
+            return true
+        }
+        let limits = server.core.requestLimits
+        let ceiling = limits.maxHeadBytes * 2 + limits.maxBodyBytes * 2 + Self.readChunk
+        guard input.count < ceiling else { return false }
+        input.append(contentsOf: repeatElement(0, count: min(input.count, ceiling - input.count)))
+        return true
+    }
+
+    private func compact() {
+        guard start > 0 else { return }
+        let count = end - start
+        if count > 0 {
+            input.withUnsafeMutableBytes { bytes in
+                bytes.baseAddress!.copyMemory(from: bytes.baseAddress! + start, byteCount: count)
+            }
+        }
+        start = 0
+        end = count
+    }
+
+    /// Decodes and answers every complete request buffered, in order, until one is being
+    /// handled asynchronously, the output is over its bound, or more bytes are needed.
+    private func processInput() {
+        guard !processing else { return }
+        processing = true
+        defer { processing = false }
+        while true {
+            switch phase {
+            case .idle, .head, .body: break
+            case .handling, .closing, .lingering, .closed: return
+            }
+            if pending.count - pendingOffset > server.core.configuration.maxOutputBytes {
+                pauseReading()
+                return
+            }
+            if start == end && phase == .idle {
+                start = 0
+                end = 0
+                if input.count > Self.initialBuffer * 4 { input = [UInt8](repeating: 0, count: Self.initialBuffer) }
+                resumeReading()
+                arm(.idle)
+                return
+            }
+            let result = input.withUnsafeMutableBytes { bytes in
+                decoder.decode(UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end]))
+            }
+            switch result {
+            case .needMore:
+                if phase == .idle {
+                    phase = .head
+                    arm(.head)
+                } else if phase == .body {
+                    arm(.body)
+                }
+                resumeReading()
+                return
+            case .head(let head):
+                phase = .body
+                if head.hasUnsupportedExpectation {
+                    refuse(status: 417, detail: "Only Expect: 100-continue is supported.")
+                    return
+                }
+                if head.expectsContinue && head.minorVersion >= 1 && end - start == head.length {
+                    send(raw: HTTPStatus.continueResponse)
+                }
+                arm(.body)
+            case .complete(let message):
+                dispatch(message)
+            case .failure(let error):
+                refuse(error)
+                return
+            }
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Hands one complete request to the router. The answer comes back through `respond`,
+    /// on the spot or later.
+    private func dispatch(_ message: RequestMessage) {
+        disarm()
+        phase = .handling
+        let core = server.core
+        let started = ContinuousClock.now
+        let request: GatewayRequest = input.withUnsafeBytes { all in
+            let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
+            return Self.request(message, in: bytes, peer: peer)
+        }
+        start += message.length
+        let keepAlive = message.head.keepAlive && !core.draining.load(ordering: .relaxed)
+        let exchange = ServerExchange(
+            connection: self, method: request.method, path: request.path, requestID: request.requestID,
+            acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: started,
+            keepAlive: keepAlive, http10: message.head.minorVersion == 0)
+        core.inFlight.add(1, ordering: .relaxed)
+        let responder = Responder(sink: exchange, requestID: request.requestID)
+        if request.unknownMethod != nil {
+            exchange.route = "unmatched"
+            if let allowed = core.router.allowedMethods(path: request.path) {
+                exchange.route = allowed.pattern
+                responder.fail(GatewayError.methodNotAllowed(request.unknownMethod ?? "", allowed: allowed.methods))
+            } else {
+                responder.fail(GatewayError(status: 501, detail: "The method \(request.unknownMethod ?? "") is not implemented."))
+            }
+        } else {
+            let resolution = core.router.resolve(request)
+            exchange.route = resolution.label
+            resolution.run(request, logger: core.logger, origin: server.originClient, responder: responder)
+        }
+        if phase == .handling { pauseReading() }
+    }
+
+    /// The request in `bytes` (the buffer from the message's first byte) as plain values.
+    private static func request(_ message: RequestMessage, in bytes: UnsafeRawBufferPointer, peer: String) -> GatewayRequest {
+        let head = message.head
+        var headers = HTTPHeaders()
+        for field in head.fields {
+            headers.add(field.name.string(in: bytes), field.value.string(in: bytes))
+        }
+        let methodName = head.method.string(in: bytes)
+        let method = HTTPMethod(rawValue: methodName)
+        let path = head.path.isEmpty ? "/" : head.path.string(in: bytes)
+        var request = GatewayRequest(
+            method: method ?? .get, path: path, query: head.query.map { $0.string(in: bytes) }, headers: headers,
+            body: Array(message.body.bytes(in: bytes)), requestID: RequestID.accept(headers[RequestID.headerName]), peer: peer)
+        request.unknownMethod = method == nil ? methodName : nil
+        return request
+    }
+
+    /// Answers a refused request stream with its problem, then closes.
+    private func refuse(_ error: RequestError) {
+        let problem = error.status == 400
+            ? GatewayError.malformedRequest(error.detail) : GatewayError(status: error.status, detail: error.detail)
+        refuse(problem)
+    }
+
+    private func refuse(status: Int, detail: String) {
+        refuse(GatewayError(status: status, detail: detail))
+    }
+
+    /// Sends `problem` with `Connection: close` and ends the connection; the request id is
+    /// the client's when the head got far enough to carry an acceptable one.
+    private func refuse(_ problem: GatewayError) {
+        guard phase != .closed && phase != .lingering && phase != .closing else { return }
+        disarm()
+        // What the head showed before it failed: the client's request id, and HEAD (whose
+        // answer has no content).
+        let (clientID, isHead): (String?, Bool) = input.withUnsafeBytes { all in
+            let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
+            let id = decoder.head.fields.first { $0.name.equalsIgnoringCase("x-request-id", in: bytes) }
+                .map { $0.value.string(in: bytes) }
+            return (id, decoder.head.method.equals("HEAD", in: bytes))
+        }
+        let requestID = RequestID.accept(clientID)
+        phase = .handling
+        let exchange = ServerExchange(
+            connection: self, method: isHead ? .head : .get, path: "-", requestID: requestID, acceptsGzip: false, started: .now,
+            keepAlive: false, http10: false)
+        exchange.route = "malformed"
+        server.core.inFlight.add(1, ordering: .relaxed)
+        Responder(sink: exchange, requestID: requestID).fail(problem)
+    }
+
+    // MARK: - Writing
+
+    /// Writes one answer. On the loop thread, from the exchange, once per request.
+    func respond(_ response: GatewayResponse, exchange: ServerExchange) {
+        guard phase == .handling else { return }
+        if response.dropsConnection {
+            reset()
+            return
+        }
+        let closeAfter = !exchange.keepAlive || server.core.draining.load(ordering: .relaxed)
+        let sendsBody = exchange.method != .head && !HTTPStatus.hasNoContent(response.status)
+        var head = server.head
+        server.head = []
+        head.removeAll(keepingCapacity: true)
+        ResponseHeadWriter.appendStatusLine(response.status, to: &head)
+        var handlerLength: String?
+        for field in response.headers {
+            if HTTPHeaders.sameName(field.name, "Content-Length") {
+                handlerLength = field.value
+                continue
+            }
+            if HTTPHeaders.sameName(field.name, "Connection") || !Self.isSafe(field) { continue }
+            ResponseHeadWriter.appendField(field.name, field.value, to: &head)
+        }
+        head.append(contentsOf: server.currentDateField())
+        if !HTTPStatus.hasNoContent(response.status) {
+            if exchange.method == .head, let handlerLength, Self.isDigits(handlerLength) {
+                ResponseHeadWriter.appendField("Content-Length", handlerLength, to: &head)
+            } else {
+                ResponseHeadWriter.appendContentLength(response.body.count, to: &head)
+            }
+        }
+        if closeAfter {
+            head.append(contentsOf: Self.connectionClose)
+        } else if exchange.http10 {
+            head.append(contentsOf: Self.connectionKeepAlive)
+        }
+        ResponseHeadWriter.appendEnd(to: &head)
+        send(head: head, body: sendsBody ? response.body : [])
+        server.head = head
+        if phase == .closed { return }
+        if closeAfter {
+            phase = .closing
+            if pending.count == pendingOffset { finishClosing() }
+            return
+        }
+        phase = .idle
+        if !processing {
+            resumeReading()
+            processInput()
+        }
+    }
+
+    /// Sends bytes that need no head (`100 Continue`).
+    private func send(raw: [UInt8]) {
+        send(head: raw, body: [])
+    }
+
+    /// Writes `head` and `body` now if nothing is queued, queueing what the socket does not
+    /// take; otherwise queues both.
+    private func send(head: [UInt8], body: [UInt8]) {
+        if pending.count == pendingOffset && ssl == nil {
+            let total = head.count + body.count
+            let written = head.withUnsafeBytes { headBytes in
+                body.withUnsafeBytes { bodyBytes in
+                    var vectors = (
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: headBytes.baseAddress), iov_len: headBytes.count),
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: bodyBytes.baseAddress), iov_len: bodyBytes.count))
+                    return withUnsafeMutablePointer(to: &vectors) {
+                        $0.withMemoryRebound(to: iovec.self, capacity: 2) { writev(fd, $0, body.isEmpty ? 1 : 2) }
+                    }
+                }
+            }
+            if written == total { return }
+            if written < 0 && errno != EAGAIN && errno != EINTR {
+                close()
+                return
+            }
+            let sent = max(0, written)
+            pending.removeAll(keepingCapacity: true)
+            pendingOffset = 0
+            if sent < head.count {
+                pending.append(contentsOf: head[sent...])
+                pending.append(contentsOf: body)
+            } else {
+                pending.append(contentsOf: body[(sent - head.count)...])
+            }
+            armWrite()
+            arm(.write)
+            return
+        }
+        if pending.count == pendingOffset {
+            pending.removeAll(keepingCapacity: true)
+            pendingOffset = 0
+        }
+        pending.append(contentsOf: head)
+        pending.append(contentsOf: body)
+        flush()
+    }
+
+    /// Writes queued output until the socket takes no more.
+    private func flush() {
+        while pendingOffset < pending.count {
+            let count = pending.count - pendingOffset
+            let written: Int = pending.withUnsafeBytes { bytes in
+                let from = bytes.baseAddress! + pendingOffset
+                if let ssl { return Int(SSL_write(ssl, from, Int32(min(count, Int(Int32.max))))) }
+                return Glibc.write(fd, from, count)
+            }
+            if written > 0 {
+                pendingOffset += written
+                arm(.write)
+                continue
+            }
+            if let ssl {
+                switch SSL_get_error(ssl, Int32(written)) {
+                case SSL_ERROR_WANT_WRITE:
+                    armWrite()
+                    arm(.write)
+                case SSL_ERROR_WANT_READ:
+                    writeWantsRead = true
+                    arm(.write)
+                default:
+                    ERR_clear_error()
+                    close()
+                }
+                return
+            }
+            if written < 0 && (errno == EAGAIN || errno == EINTR) {
+                armWrite()
+                arm(.write)
+                return
+            }
+            close()
+            return
+        }
+        // Everything went out.
+        if pending.capacity > 256 * 1024 { pending = [] } else { pending.removeAll(keepingCapacity: true) }
+        pendingOffset = 0
+        disarmWrite()
+        switch phase {
+        case .closing: finishClosing()
+        case .idle, .head, .body:
+            disarm()
+            if !processing { processInput() }
+        default: break
+        }
+    }
+
+    fileprivate func writable() {
+        if readWantsWrite {
+            readWantsWrite = false
+            if pending.count == pendingOffset { disarmWrite() }
+            readable()
+            if phase == .closed { return }
+        }
+        if pending.count > pendingOffset { flush() }
+    }
+
+    private func armWrite() {
+        guard !writeArmed else { return }
+        writeArmed = true
+        event_add(writeEvent, nil)
+    }
+
+    private func disarmWrite() {
+        guard writeArmed else { return }
+        writeArmed = false
+        event_del(writeEvent)
+    }
+
+    private func pauseReading() {
+        guard !readPaused else { return }
+        readPaused = true
+        event_del(readEvent)
+    }
+
+    private func resumeReading() {
+        guard readPaused else { return }
+        readPaused = false
+        event_add(readEvent, nil)
+    }
+
+    // MARK: - Ending
+
+    /// After the last answer went out: shut the write side and read what the client still
+    /// sends for a moment, so a reset does not destroy the answer in flight.
+    private func finishClosing() {
+        if let ssl { SSL_shutdown(ssl) }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        phase = .lingering
+        lingerBudget = Self.lingerBytes
+        resumeReading()
+        arm(.linger)
+    }
+
+    static let lingerBytes = 256 * 1024
+    static let lingerTime: Duration = .seconds(2)
+
+    private func discardInput() {
+        var scratch = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        let count = withUnsafeMutableBytes(of: &scratch) { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if count > 0 {
+            lingerBudget -= count
+            if lingerBudget > 0 { return }
+        } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
+            return
+        }
+        close()
+    }
+
+    /// Drops the connection with a reset and no answer (`GatewayResponse.droppedConnection`).
+    private func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close()
+    }
+
+    /// Closes the socket and frees the events. Idempotent; on the loop thread.
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        if let readEvent { event_free(readEvent) }
+        if let writeEvent { event_free(writeEvent) }
+        if let timer { event_free(timer) }
+        readEvent = nil
+        writeEvent = nil
+        timer = nil
+        if let ssl { SSL_free(ssl) }
+        ssl = nil
+        Glibc.close(fd)
+        pending = []
+        input = []
+        server.removed(self)
+    }
+
+    // MARK: - Deadlines
+
+    private func arm(_ kind: Deadline) {
+        let configuration = server.core.configuration
+        let duration: Duration
+        switch kind {
+        case .none: return disarm()
+        case .idle: duration = configuration.idleTimeout
+        case .head: duration = configuration.headerTimeout
+        case .body: duration = configuration.bodyTimeout
+        case .write: duration = configuration.writeTimeout
+        case .linger: duration = Self.lingerTime
+        }
+        // The head deadline runs from the head's first byte: it is not pushed back.
+        if kind == .head && deadline == .head { return }
+        deadline = kind
+        var tv = timeval(duration)
+        event_add(timer, &tv)
+    }
+
+    private func disarm() {
+        guard deadline != .none else { return }
+        deadline = .none
+        event_del(timer)
+    }
+
+    fileprivate func timedOut() {
+        let expired = deadline
+        deadline = .none
+        switch expired {
+        case .head:
+            refuse(status: 408, detail: "The request head did not arrive in time.")
+        case .body:
+            refuse(status: 408, detail: "The request body made no progress in time.")
+        case .idle, .write, .linger:
+            close()
+        case .none:
+            break
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Header fields a handler made that could split the response are dropped, not sent.
+    static func isSafe(_ field: HTTPHeaders.Field) -> Bool {
+        !field.name.isEmpty && field.name.utf8.allSatisfy(HTTPSyntax.isTokenByte)
+            && field.value.utf8.allSatisfy(HTTPSyntax.isFieldValueByte)
+    }
+
+    private static func isDigits(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    private static let connectionClose: [UInt8] = Array("Connection: close\r\n".utf8)
+    private static let connectionKeepAlive: [UInt8] = Array("Connection: keep-alive\r\n".utf8)
+}
+
+/// The connection's read event, on the loop thread. `context` is the ClientConnection,
+/// unretained (see its init).
+private func connectionReadCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<ClientConnection>.fromOpaque(context!).takeUnretainedValue().readable()
+}
+
+/// The connection's write event (armed only while output is queued); `context` as above.
+private func connectionWriteCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<ClientConnection>.fromOpaque(context!).takeUnretainedValue().writable()
+}
+
+/// The connection's deadline; `context` as above.
+private func connectionTimerCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<ClientConnection>.fromOpaque(context!).takeUnretainedValue().timedOut()
+}

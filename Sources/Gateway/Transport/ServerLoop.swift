@@ -1,0 +1,120 @@
+import CEvent
+import Glibc
+import HTTPCodec
+import Logging
+
+/// One event loop's share of the server: its listener, its client connections, and what
+/// they reuse (the response-head buffer, the Date field, the origin client, metrics).
+///
+/// Invariant: created before its loop starts, then used only on `loop`'s thread.
+final class ServerLoop: @unchecked Sendable {
+    let loop: EventLoop
+    let core: ServerCore
+    /// This loop's request metric handles.
+    let requestMetrics: RequestMetrics
+    /// This loop's client for the origin, when the gateway has one.
+    let originClient: OriginClient?
+    /// Accepts this loop's connections; nil once accepting stopped.
+    private var listener: ConnectionListener?
+    /// Every open connection, so drain and the connection cap can find idle ones.
+    private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    /// The response head being written; reused by every response on this loop.
+    var head: [UInt8] = []
+    /// `Date: <IMF-fixdate>\r\n`, rebuilt when the second changes.
+    private(set) var dateField = DateField()
+
+    /// Sets up the loop's share and starts accepting on `socket` (already listening).
+    init(loop: EventLoop, core: ServerCore, socket: Int32, originTLS: TLSContext?) throws(TransportError) {
+        self.loop = loop
+        self.core = core
+        requestMetrics = RequestMetrics(metrics: core.metrics)
+        originClient = core.configuration.origin == nil
+            ? nil : OriginClient(loop: loop, configuration: core.configuration.originClient, tls: originTLS, metrics: core.metrics)
+        head.reserveCapacity(4096)
+        listener = try ConnectionListener(socket: socket, server: self)
+    }
+
+    /// The Date field for now, from the loop's cached time (no system call).
+    func currentDateField() -> [UInt8] {
+        var now = timeval()
+        event_base_gettimeofday_cached(loop.base, &now)
+        dateField.update(secondsSinceEpoch: now.tv_sec)
+        return dateField.line
+    }
+
+    /// Takes a newly accepted socket: a connection, or a 503 when the process is at its cap
+    /// and no idle connection of this loop can make room.
+    func accepted(_ fd: Int32, peer: String) {
+        if core.connections.load(ordering: .relaxed) >= core.configuration.maxConnections && !closeOneIdleConnection() {
+            ConnectionListener.refuse(fd, response: Self.overCapacityResponse)
+            return
+        }
+        var ssl: OpaquePointer?
+        if let tls = core.configuration.tls {
+            guard let made = tls.makeServerSSL() else {
+                close(fd)
+                return
+            }
+            ssl = made
+        }
+        guard let connection = ClientConnection(fd: fd, ssl: ssl, peer: peer, server: self) else {
+            if let ssl { SSL_free(ssl) }
+            close(fd)
+            return
+        }
+        core.connections.add(1, ordering: .relaxed)
+        connections[ObjectIdentifier(connection)] = connection
+        connection.begin()
+    }
+
+    /// Called by a connection as it closes.
+    func removed(_ connection: ClientConnection) {
+        if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
+            core.connections.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Closes one connection that waits between requests; false when there is none.
+    private func closeOneIdleConnection() -> Bool {
+        guard let idle = connections.values.first(where: \.isIdle) else { return false }
+        idle.close()
+        return true
+    }
+
+    /// Stops accepting and closes connections that wait between requests; busy ones finish
+    /// their request and then close (replies carry `Connection: close` while draining). On
+    /// the loop thread.
+    func drain() {
+        listener?.close()
+        listener = nil
+        for connection in connections.values where connection.isIdle {
+            connection.close()
+        }
+    }
+
+    /// Closes every connection and the listener. On the loop thread, or after it ended.
+    func free() {
+        listener?.close()
+        listener = nil
+        for connection in Array(connections.values) {
+            connection.close()
+        }
+        originClient?.close()
+    }
+
+    /// The whole 503 answer given to a connection over the cap, made once.
+    static let overCapacityResponse: [UInt8] = {
+        let problem = GatewayError.serviceUnavailable("The gateway has too many open connections; retry shortly.")
+            .response(requestID: RequestID.generate())
+        var bytes: [UInt8] = []
+        ResponseHeadWriter.appendStatusLine(503, to: &bytes)
+        for field in problem.headers where field.name != RequestID.headerName {
+            ResponseHeadWriter.appendField(field.name, field.value, to: &bytes)
+        }
+        ResponseHeadWriter.appendField("Retry-After", "1", to: &bytes)
+        ResponseHeadWriter.appendField("Connection", "close", to: &bytes)
+        ResponseHeadWriter.appendContentLength(problem.body.count, to: &bytes)
+        ResponseHeadWriter.appendEnd(to: &bytes)
+        return bytes + problem.body
+    }()
+}
