@@ -98,6 +98,7 @@ let package = Package(
         // Helpers shared by the test targets (seeded test data).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "DemoOrigin", "TestSupport"]),
+        // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
         .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "TestSupport"]),

@@ -77,6 +77,24 @@ public struct RequestDecoder: Sendable {
 
     // MARK: - Head
 
+    /// Head: the start of the line being read, and how many lines came before it.
+    private var lineStart = 0
+    private var lineNumber = 0
+    /// Head: what the fields said so far.
+    private var fieldState = FieldState()
+
+    /// What the header fields of one head said, for the checks made once it is complete.
+    private struct FieldState {
+        var hosts = 0
+        var contentLengths = 0
+        var transferCodings = TransferCodings()
+        var closeRequested = false
+        var keepAliveRequested = false
+    }
+
+    /// Reads the head line by line as bytes arrive: each line is checked as soon as it is
+    /// complete, and the first byte of each line as soon as it arrives, so a malformed head
+    /// is refused without waiting for its end.
     private mutating func decodeHead(_ bytes: UnsafeRawBufferPointer) -> RequestDecodeResult {
         if scanned == 0 {
             // A new message: nothing of the last one may be taken for this one's.
@@ -84,7 +102,15 @@ public struct RequestDecoder: Sendable {
             head.method = .empty
             head.target = .empty
             head.path = .empty
+            head.query = nil
+            head.host = nil
             head.length = 0
+            head.contentLength = nil
+            head.chunked = false
+            head.expectsContinue = false
+            head.hasUnsupportedExpectation = false
+            fieldState = FieldState()
+            lineNumber = 0
         }
         let count = bytes.count
         // Empty lines before the request line are skipped (RFC 9112 §2.2).
@@ -111,37 +137,51 @@ public struct RequestDecoder: Sendable {
             }
             headStart = start
             scanned = start
+            lineStart = start
         }
-        // Find the blank line; every LF must follow a CR and every CR precede an LF.
+        // Every LF must follow a CR and every CR precede an LF. The limits are checked at the
+        // byte that crosses them, so the answer never depends on how the bytes were split.
         var index = scanned
         var end = -1
+        let targetCeiling = start + limits.maxTargetBytes + Self.requestLineAllowance
         while index < count {
+            if index - start >= limits.maxHeadBytes {
+                return fail(lineNumber == 0 && index - start > limits.maxTargetBytes ? .targetTooLong : .headTooLarge)
+            }
+            if lineNumber == 0 && index >= targetCeiling { return fail(.targetTooLong) }
             let byte = bytes[index]
             if index > start && bytes[index - 1] == ASCII.cr && byte != ASCII.lf {
                 return fail(.bareCarriageReturn)
             }
+            if index == lineStart {
+                if lineNumber == 0 {
+                    if !ASCII.isToken(byte) { return fail(byte == ASCII.space ? .malformedRequestLine : .invalidMethod) }
+                } else if ASCII.isWhitespace(byte) {
+                    return fail(.foldedLine)
+                } else if byte != ASCII.cr && !ASCII.isToken(byte) {
+                    return fail(.invalidFieldName)
+                }
+            }
             if byte == ASCII.lf {
                 if index == start || bytes[index - 1] != ASCII.cr { return fail(.bareLineFeed) }
-                if index - start >= 3 && bytes[index - 2] == ASCII.lf {
+                if lineNumber > 0 && index - 1 == lineStart {
                     end = index + 1
                     break
                 }
+                let error = lineNumber == 0
+                    ? parseRequestLine(bytes, from: lineStart, to: index - 1) : addField(bytes, at: lineStart)
+                if let error { return fail(error) }
+                lineNumber += 1
+                lineStart = index + 1
             }
             index += 1
         }
         if end < 0 {
             scanned = count
-            let seen = count - start
-            if seen > limits.maxHeadBytes {
-                return fail(Self.requestLineIsOpen(bytes, from: start) && seen > limits.maxTargetBytes ? .targetTooLong : .headTooLarge)
-            }
             return .needMore
         }
-        if end - start > limits.maxHeadBytes {
-            return fail(Self.requestLineLength(bytes, from: start) - 16 > limits.maxTargetBytes ? .targetTooLong : .headTooLarge)
-        }
         head.length = end
-        if let error = parseHead(bytes, from: start, to: end) { return fail(error) }
+        if let error = finishHead(bytes) { return fail(error) }
         if head.chunked {
             cursor = end
             written = end
@@ -155,30 +195,15 @@ public struct RequestDecoder: Sendable {
         return complete(body: ByteRange(end, end), length: end)
     }
 
-    private static func requestLineIsOpen(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Bool {
-        !bytes[start...].contains(ASCII.lf)
-    }
+    /// Room for the method and version around the target on a request line.
+    static let requestLineAllowance = 64
 
-    private static func requestLineLength(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
-        (bytes[start...].firstIndex(of: ASCII.lf) ?? bytes.count) - start
-    }
-
-    /// Parses and checks the head in `start..<end` (which ends with CRLF CRLF, and whose
-    /// line ends are all CRLF) into `head`.
-    private mutating func parseHead(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> RequestError? {
-        head.query = nil
-        head.contentLength = nil
-        head.chunked = false
-        head.keepAlive = true
-        head.expectsContinue = false
-        head.hasUnsupportedExpectation = false
-        head.host = nil
-
-        // Request line: method SP request-target SP HTTP-version CRLF.
-        let lineEnd = Self.requestLineLength(bytes, from: start) + start - 1  // at the CR
+    /// Parses the request line `start..<end` (`end` at its CR): method SP request-target SP
+    /// HTTP-version.
+    private mutating func parseRequestLine(_ bytes: UnsafeRawBufferPointer, from start: Int, to lineEnd: Int) -> RequestError? {
         var index = start
         while index < lineEnd && ASCII.isToken(bytes[index]) { index += 1 }
-        guard index > start else { return bytes[index] == ASCII.space ? .malformedRequestLine : .invalidMethod }
+        guard index < lineEnd else { return .malformedRequestLine }
         guard bytes[index] == ASCII.space else { return .invalidMethod }
         head.method = ByteRange(start, index)
         let targetStart = index + 1
@@ -193,67 +218,67 @@ public struct RequestDecoder: Sendable {
         }
         head.target = ByteRange(targetStart, targetEnd)
         if let error = parseVersion(bytes, from: versionStart, to: lineEnd) { return error }
-        splitTarget(bytes)
+        return splitTarget(bytes) ? nil : .invalidTarget
+    }
 
-        // Header fields.
-        var hosts = 0
-        var contentLengths = 0
-        var transferEncoding = TransferCodings()
-        var closeRequested = false
-        var keepAliveRequested = false
-        var line = lineEnd + 2
-        while line < end - 2 {
-            if head.fields.count >= limits.maxFieldCount { return .headTooLarge }
-            let field: HeaderField
-            switch Self.parseField(bytes, at: line) {
-            case .failure(let error): return error
-            case .success(let parsed):
-                field = parsed.field
-                line = parsed.next
-            }
-            head.fields.append(field)
-            let name = field.name
-            switch name.count {
-            case 4 where name.equalsIgnoringCase("host", in: bytes):
-                hosts += 1
-                head.host = field.value
-            case 14 where name.equalsIgnoringCase("content-length", in: bytes):
-                contentLengths += 1
-                guard contentLengths == 1 else { return .duplicateContentLength }
-                guard let length = Self.decimal(field.value, in: bytes) else { return .invalidContentLength }
-                head.contentLength = length
-            case 17 where name.equalsIgnoringCase("transfer-encoding", in: bytes):
-                guard transferEncoding.add(field.value, in: bytes) else { return .invalidTransferEncoding }
-            case 10 where name.equalsIgnoringCase("connection", in: bytes):
-                Self.forEachElement(field.value, in: bytes) { element in
-                    if element.equalsIgnoringCase("close", in: bytes) { closeRequested = true }
-                    if element.equalsIgnoringCase("keep-alive", in: bytes) { keepAliveRequested = true }
-                }
-            case 6 where name.equalsIgnoringCase("expect", in: bytes):
-                if field.value.equalsIgnoringCase("100-continue", in: bytes) {
-                    head.expectsContinue = true
-                } else {
-                    head.hasUnsupportedExpectation = true
-                }
-            default:
-                break
-            }
+    /// Parses the field line at `start` (complete, ending with CRLF) and notes what it says
+    /// about framing, Host, Connection and Expect.
+    private mutating func addField(_ bytes: UnsafeRawBufferPointer, at start: Int) -> RequestError? {
+        if head.fields.count >= limits.maxFieldCount { return .headTooLarge }
+        let field: HeaderField
+        switch Self.parseField(bytes, at: start) {
+        case .failure(let error): return error
+        case .success(let parsed): field = parsed.field
         }
+        head.fields.append(field)
+        let name = field.name
+        switch name.count {
+        case 4 where name.equalsIgnoringCase("host", in: bytes):
+            fieldState.hosts += 1
+            head.host = field.value
+        case 14 where name.equalsIgnoringCase("content-length", in: bytes):
+            fieldState.contentLengths += 1
+            guard fieldState.contentLengths == 1 else { return .duplicateContentLength }
+            guard let length = Self.decimal(field.value, in: bytes) else { return .invalidContentLength }
+            head.contentLength = length
+        case 17 where name.equalsIgnoringCase("transfer-encoding", in: bytes):
+            guard fieldState.transferCodings.add(field.value, in: bytes) else { return .invalidTransferEncoding }
+        case 10 where name.equalsIgnoringCase("connection", in: bytes):
+            Self.forEachElement(field.value, in: bytes) { element in
+                if element.equalsIgnoringCase("close", in: bytes) { fieldState.closeRequested = true }
+                if element.equalsIgnoringCase("keep-alive", in: bytes) { fieldState.keepAliveRequested = true }
+            }
+        case 6 where name.equalsIgnoringCase("expect", in: bytes):
+            if field.value.equalsIgnoringCase("100-continue", in: bytes) {
+                head.expectsContinue = true
+            } else {
+                head.hasUnsupportedExpectation = true
+            }
+        default:
+            break
+        }
+        return nil
+    }
 
-        if hosts > 1 { return .duplicateHost }
+    /// The checks that need the whole head: Host, framing, body rules and limits.
+    private mutating func finishHead(_ bytes: UnsafeRawBufferPointer) -> RequestError? {
+        let fields = fieldState
+        if fields.hosts > 1 { return .duplicateHost }
         if let host = head.host, !Self.isAuthority(host, in: bytes) { return .invalidHost }
-        if hosts == 0 && head.minorVersion >= 1 { return .missingHost }
-        if transferEncoding.present {
-            if contentLengths > 0 { return .transferEncodingWithContentLength }
-            if head.minorVersion == 0 || !transferEncoding.endsWithChunked || transferEncoding.chunkedCount > 1 {
+        if fields.hosts == 0 && head.minorVersion >= 1 { return .missingHost }
+        let codings = fields.transferCodings
+        if codings.present {
+            if fields.contentLengths > 0 { return .transferEncodingWithContentLength }
+            if head.minorVersion == 0 || !codings.endsWithChunked || codings.chunkedCount > 1 {
                 return .invalidTransferEncoding
             }
-            if transferEncoding.hasOtherCoding { return .unsupportedTransferCoding }
+            if codings.hasOtherCoding { return .unsupportedTransferCoding }
             head.chunked = true
         }
         if head.hasBody && Self.forbidsBody(head.method, in: bytes) { return .bodyNotAllowed }
         if let length = head.contentLength, length > limits.maxBodyBytes { return .bodyTooLarge }
-        head.keepAlive = head.minorVersion >= 1 ? !closeRequested : keepAliveRequested && !closeRequested
+        head.keepAlive = head.minorVersion >= 1
+            ? !fields.closeRequested : fields.keepAliveRequested && !fields.closeRequested
         return nil
     }
 
@@ -267,22 +292,28 @@ public struct RequestDecoder: Sendable {
         return nil
     }
 
-    /// Sets `path` and `query` from `target`.
-    private mutating func splitTarget(_ bytes: UnsafeRawBufferPointer) {
+    /// Sets `path` and `query` from `target`, which must have one of the four forms of
+    /// RFC 9112 §3.2: origin-form, absolute-form (http or https), authority-form (CONNECT
+    /// only), asterisk-form (OPTIONS only). False for anything else.
+    private mutating func splitTarget(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let target = head.target
         var pathStart = target.lowerBound
         if bytes[pathStart] != 0x2F, let scheme = Self.schemeEnd(bytes, target) {
             // absolute-form: the path starts at the first `/` or `?` after the authority.
             pathStart = scheme
             while pathStart < target.upperBound && bytes[pathStart] != 0x2F && bytes[pathStart] != 0x3F { pathStart += 1 }
+            guard pathStart > scheme, Self.isAuthority(ByteRange(scheme, pathStart), in: bytes) else { return false }
         } else if bytes[pathStart] != 0x2F {
+            let asterisk = target.equals("*", in: bytes) && head.method.equals("OPTIONS", in: bytes)
+            let authority = head.method.equals("CONNECT", in: bytes) && Self.isAuthority(target, in: bytes)
             head.path = target
-            return
+            return asterisk || authority
         }
         var question = pathStart
         while question < target.upperBound && bytes[question] != 0x3F { question += 1 }
         head.path = ByteRange(pathStart, question)
         head.query = question < target.upperBound ? ByteRange(question + 1, target.upperBound) : nil
+        return true
     }
 
     /// The offset after `scheme://` when `target` starts with `http://` or `https://`.
@@ -323,13 +354,17 @@ public struct RequestDecoder: Sendable {
         return .success((HeaderField(name: name, value: ByteRange(valueStart, valueEnd)), index + 2))
     }
 
-    /// A Content-Length value: 1 to 18 digits, nothing else.
+    /// A Content-Length value: digits only, at most 18 of them after leading zeros (larger
+    /// numbers are refused as unrepresentable, not wrapped).
     private static func decimal(_ range: ByteRange, in bytes: UnsafeRawBufferPointer) -> Int? {
-        guard range.count > 0 && range.count <= 18 else { return nil }
+        guard range.count > 0 else { return nil }
         var value = 0
+        var significant = 0
         for index in range.lowerBound..<range.upperBound {
             let byte = bytes[index]
             guard ASCII.isDigit(byte) else { return nil }
+            if value > 0 || byte != 0x30 { significant += 1 }
+            guard significant <= 18 else { return nil }
             value = value * 10 + Int(byte - 0x30)
         }
         return value
@@ -457,18 +492,20 @@ public struct RequestDecoder: Sendable {
             index += 1
         }
         guard index > start else { return nil }
-        // chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] )
-        while true {
+        // chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ): whitespace only
+        // before a `;`, `=` or value, never at the end of the line.
+        while index < end {
             while index < end && ASCII.isWhitespace(bytes[index]) { index += 1 }
-            if index == end { break }
-            guard bytes[index] == ASCII.semicolon else { return nil }
+            guard index < end, bytes[index] == ASCII.semicolon else { return nil }
             index += 1
             while index < end && ASCII.isWhitespace(bytes[index]) { index += 1 }
             let nameStart = index
             while index < end && ASCII.isToken(bytes[index]) { index += 1 }
             guard index > nameStart else { return nil }
-            while index < end && ASCII.isWhitespace(bytes[index]) { index += 1 }
-            guard index < end && bytes[index] == 0x3D else { continue }
+            var afterName = index
+            while afterName < end && ASCII.isWhitespace(bytes[afterName]) { afterName += 1 }
+            guard afterName < end && bytes[afterName] == 0x3D else { continue }
+            index = afterName
             index += 1
             while index < end && ASCII.isWhitespace(bytes[index]) { index += 1 }
             guard index < end else { return nil }
@@ -515,6 +552,16 @@ struct TransferCodings {
         present = true
         var valid = true
         var any = false
+        // An empty element (`chunked,`) is refused here, unlike in other lists: the framing
+        // must read one way only.
+        var index = value.lowerBound
+        while index < value.upperBound {
+            var next = index
+            while next < value.upperBound && bytes[next] != ASCII.comma { next += 1 }
+            if !(index..<next).contains(where: { !ASCII.isWhitespace(bytes[$0]) }) { valid = false }
+            index = next + 1
+        }
+        if value.upperBound > value.lowerBound && bytes[value.upperBound - 1] == ASCII.comma { valid = false }
         RequestDecoder.forEachElement(value, in: bytes) { element in
             any = true
             var nameEnd = element.lowerBound

@@ -29,10 +29,15 @@ func verdict(for input: [UInt8]) -> [String: Any] {
                 ]
             })
             buffer.removeFirst(message.length)
+            // After a request that ends the connection, a server reads nothing more.
+            if !message.head.keepAlive { return ["verdict": "accept", "messages": messages, "error": NSNull()] }
         case .failure(let error):
             return ["verdict": "reject", "messages": messages, "error": "\(error.status) \(error)"]
         case .needMore:
-            return ["verdict": buffer.isEmpty ? "accept" : "incomplete", "messages": messages, "error": NSNull()]
+            // Empty lines between requests are skipped, so a stream that ends with them ended
+            // cleanly.
+            let clean = buffer.allSatisfy { $0 == 0x0D || $0 == 0x0A }
+            return ["verdict": clean ? "accept" : "incomplete", "messages": messages, "error": NSNull()]
         }
     }
 }

@@ -67,6 +67,8 @@ import Testing
         #expect(noPath.requests.map(\.path) == [""])
         let asterisk = DecodedStream("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(asterisk.requests.map(\.path) == ["*"])
+        let connect = DecodedStream("CONNECT gw.example:443 HTTP/1.1\r\nHost: gw.example:443\r\n\r\n")
+        #expect(connect.requests.map(\.path) == ["gw.example:443"])
         let unknownMethod = DecodedStream("QUERY /v1/products HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(unknownMethod.requests.map(\.method) == ["QUERY"])
         let leadingEmptyLines = DecodedStream("\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -137,6 +139,11 @@ import Testing
         Refusal("0x chunk size", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n", .invalidChunkSize),
         Refusal("17 hex digits", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n00000000000000005\r\nhello\r\n0\r\n\r\n", .invalidChunkSize),
         Refusal("empty chunk size", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\r\nhello\r\n0\r\n\r\n", .invalidChunkSize),
+        Refusal("trailing space after chunk size", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n", .invalidChunkSize),
+        Refusal("TE with an empty element", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked,\r\n\r\n0\r\n\r\n", .invalidTransferEncoding),
+        Refusal("target without a slash", "GET products HTTP/1.1\r\nHost: x\r\n\r\n", .invalidTarget),
+        Refusal("asterisk with GET", "GET * HTTP/1.1\r\nHost: x\r\n\r\n", .invalidTarget),
+        Refusal("absolute-form without a host", "GET http:///a HTTP/1.1\r\nHost: x\r\n\r\n", .invalidTarget),
         Refusal("bad chunk extension", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5;=x\r\nhello\r\n0\r\n\r\n", .invalidChunkSize),
         Refusal("bare LF after chunk size", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n", .bareLineFeed),
         Refusal("no CRLF after chunk data", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloX\r\n0\r\n\r\n", .missingChunkTerminator),
