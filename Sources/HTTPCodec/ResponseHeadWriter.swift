@@ -62,7 +62,7 @@ public enum ResponseHeadWriter {
         }
     }
 
-    static let crlf: [UInt8] = [ASCII.cr, ASCII.lf]
+    public static let crlf: [UInt8] = [ASCII.cr, ASCII.lf]
     private static let colonSpace: [UInt8] = [ASCII.colon, ASCII.space]
     private static let contentLengthName: [UInt8] = Array("Content-Length: ".utf8)
     private static let commonStatusLines: [Int: [UInt8]] = {

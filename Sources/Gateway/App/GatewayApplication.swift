@@ -14,6 +14,11 @@ public enum GatewayApplication {
         writes?.register(in: &router)
         images?.register(in: &router)
         router.add(.get, "/healthz", .immediate { _, _ in HealthHandler.response })
+        router.addStored("/healthz") { _, _, answer in
+            answer.append(HealthHandler.storedHead)
+            answer.body = HealthHandler.response.body
+            return true
+        }
         router.add(.get, "/metrics", .immediate { _, _ in
             var response = GatewayResponse(status: 200, body: metrics.render())
             response.headers.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

@@ -1,3 +1,4 @@
+import HTTPCodec
 import GatewayModels
 
 /// `GET /healthz`: the process is up and its loops answer. Never touches the origin, so a
@@ -7,5 +8,13 @@ enum HealthHandler {
         var response = GatewayResponse.json(HealthStatus().jsonBytes())
         response.headers.set("Cache-Control", "no-store")
         return response
+    }()
+
+    /// The status line and fields of `response`, laid out once for the stored-answer path.
+    static let storedHead: [UInt8] = {
+        var head: [UInt8] = []
+        ResponseHeadWriter.appendStatusLine(response.status, to: &head)
+        for field in response.headers { ResponseHeadWriter.appendField(field.name, field.value, to: &head) }
+        return head
     }()
 }

@@ -8,6 +8,20 @@ enum ProductID {
         return id
     }
 
+    /// The same rule on the raw path segment (no decoding needed for digits).
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard !bytes.isEmpty else { return nil }
+        var id: Int64 = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow) = id.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow, !overflow2 else { return nil }
+            id = sum
+        }
+        return id > 0 ? id : nil
+    }
+
     /// The answer to an id that is not one; nothing is sent to the origin.
     static let invalid = GatewayError.invalidFields([FieldError(field: "id", message: "must be a positive whole number.")])
 }

@@ -30,6 +30,8 @@ public final class ProductReads: Sendable {
     /// Rewrites every thumbnail and image URL (into signed `/v1/images/…` URLs).
     let imageURL: ImageURLRewriter
     private let coalescer = RequestCoalescer<PageCacheKey, Outcome>()
+    /// `Accept-Language` values already resolved, for the stored-answer path.
+    private let locales: LocaleMemo
     private let occupancy = PageOccupancy()
     /// Prefetches running now; at most `maxPrefetches`.
     private let prefetches = Atomic<Int>(0)
@@ -48,6 +50,7 @@ public final class ProductReads: Sendable {
         self.compression = compression
         self.metrics = metrics
         cache = PageCache(configuration: configuration.cache)
+        locales = LocaleMemo(configuration.locales)
     }
 
     /// Adds the two read routes to `router`.
@@ -63,16 +66,69 @@ public final class ProductReads: Sendable {
             guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
             serve(.detail(id: id), request: request, context: context, responder: responder)
         })
+        router.addStored("/v1/products") { [self] request, _, answer in
+            let page: Int
+            switch request.queryValue("page") {
+            case .absent: page = 1
+            case .plain(let bytes):
+                guard let number = Self.page(bytes) else { return false }
+                page = number
+            case .encoded: return false
+            }
+            return answerStored(.list(page: page), request, &answer)
+        }
+        router.addStored("/v1/products/{id}") { [self] request, id, answer in
+            guard let id = ProductID.parse(id) else { return false }
+            return answerStored(.detail(id: id), request, &answer)
+        }
+    }
+
+    /// A fresh page answered from the cache as stored bytes (or declined: the ordinary route
+    /// then answers, fetching or revalidating as needed). On the loop thread; allocates
+    /// nothing for the common header values.
+    private func answerStored(_ kind: Kind, _ request: RequestBytes, _ answer: inout StoredAnswer) -> Bool {
+        let locale = locales.resolve(request.header("accept-language"))
+        let now = ContinuousClock.now
+        guard let (page, freshness) = cache.lookup(Self.key(kind, locale: locale), now: now), freshness == .fresh, page.status == 200
+        else { return false }
+        metrics.cacheEvent("hit", cache: "page")
+        let gzip = page.gzip != nil && AcceptEncoding.allowsGzip(bytes: request.header("accept-encoding"))
+        let notModified = request.header("if-none-match").map { page.matches(ifNoneMatch: $0) } ?? false
+        let secondsLeft = Self.secondsLeft(page, now)
+        answer.append(page.heads.head(gzip: gzip, notModified: notModified))
+        answer.append(Self.cacheControlPrefix)
+        answer.appendDecimal(secondsLeft)
+        answer.append(Self.cacheStatusHitPrefix)
+        answer.appendDecimal(secondsLeft)
+        answer.append(Self.lineEnd)
+        answer.status = notModified ? 304 : 200
+        if !notModified {
+            answer.body = gzip ? page.gzip! : page.identity
+            answer.gzipOf = gzip ? page.identity.count : nil
+        }
+        return true
+    }
+
+    private static let cacheControlPrefix: [UInt8] = Array("Cache-Control: public, max-age=".utf8)
+    private static let cacheStatusHitPrefix: [UInt8] = Array("\r\nCache-Status: \(CacheStatus.name); hit; ttl=".utf8)
+    private static let lineEnd: [UInt8] = Array("\r\n".utf8)
+
+    /// `page` from the raw query value: 1 to `maxPage` in plain digits.
+    static func page(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 5 else { return nil }
+        var page = 0
+        for byte in bytes {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            page = page * 10 + Int(byte - 0x30)
+        }
+        return (1...maxPage).contains(page) ? page : nil
     }
 
     /// The `page` query parameter: absent means 1; anything but 1…maxPage in plain digits is
     /// refused.
     static func page(from request: GatewayRequest) -> Int? {
-        guard let text = request.queryValue("page") else { return 1 }
-        guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let page = Int(text),
-            (1...maxPage).contains(page)
-        else { return nil }
-        return page
+        guard var text = request.queryValue("page") else { return 1 }
+        return text.withUTF8 { page(UnsafeRawBufferPointer($0)) }
     }
 
     private func serve(_ kind: Kind, request: GatewayRequest, context: RouteContext, responder: Responder) {
@@ -199,7 +255,8 @@ public final class ProductReads: Sendable {
         }
         let gzip = identity.count >= compression.minimumBytes ? Gzip.compress(identity, level: compression.level) : nil
         let page = CachedPage(
-            status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: .now, timeToLive: timeToLive)
+            status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: .now, timeToLive: timeToLive,
+            fields: [("Vary", PageResponse.vary), ("Content-Language", locale.identifier)])
         storeCounting(page, key, generation: generation)
         return .page(page)
     }
@@ -213,8 +270,7 @@ public final class ProductReads: Sendable {
         let renderedHasNext = previous.map { $0 > 0 }
             ?? occupancy.itemCount(page - 1).map { $0 >= OriginGeneration.v1PageSize }
         guard renderedHasNext != (itemCount > 0) else { return }
-        let before = "page=\(page - 1)"
-        cache.remove { $0.route == "/v1/products" && $0.parameters == [before] }
+        cache.remove { $0.route == .list && $0.number == Int64(page - 1) }
     }
 
     /// Fetches list page `page` in the background after a miss on the page before it, so the
@@ -238,9 +294,8 @@ public final class ProductReads: Sendable {
     /// Drops what a write to product `id` (nil: a new product) may have made untrue: its
     /// details in every locale, every list page, and what is known of the pages' contents.
     public func invalidate(productID id: Int64?) {
-        let detail = id.map { "id=\($0)" }
         invalidations.add(1, ordering: .releasing)
-        cache.remove { key in key.route == "/v1/products" || (detail != nil && key.parameters == [detail!]) }
+        cache.remove { key in key.route == .list || (key.route == .detail && key.number == id) }
         occupancy.reset()
     }
 
@@ -255,8 +310,8 @@ public final class ProductReads: Sendable {
 
     private static func key(_ kind: Kind, locale: ClientLocale) -> PageCacheKey {
         switch kind {
-        case .list(let page): PageCacheKey(route: "/v1/products", parameters: ["page=\(page)"], locale: locale.identifier)
-        case .detail(let id): PageCacheKey(route: "/v1/products/{id}", parameters: ["id=\(id)"], locale: locale.identifier)
+        case .list(let page): PageCacheKey(route: .list, number: Int64(page), locale: locale.identifier)
+        case .detail(let id): PageCacheKey(route: .detail, number: id, locale: locale.identifier)
         }
     }
 

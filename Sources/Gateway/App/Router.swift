@@ -21,6 +21,7 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    private var storedRoutes: [StoredRoute] = []
 
     /// Answers the requests no route takes (instead of 404, and of 405 on a known path), with
     /// an empty `parameters`. For servers that must see every request, such as a test origin
@@ -78,6 +79,27 @@ public struct Router: Sendable {
                 }
             }
         }
+    }
+
+    /// Adds a stored-answer handler for `pattern`, which must also have an ordinary `GET`
+    /// route (the one that answers whenever the handler declines).
+    public mutating func addStored(_ pattern: String, _ handler: @escaping StoredRoute.Handler) {
+        storedRoutes.append(StoredRoute(pattern: pattern, handler: handler))
+    }
+
+    /// Whether any stored-answer handler exists (the transport skips the attempt otherwise).
+    var hasStoredRoutes: Bool { !storedRoutes.isEmpty }
+
+    /// Runs the stored-answer handler whose pattern matches `request`'s path; the route
+    /// label (its pattern) when it answered into `answer`, nil when none did. On the loop
+    /// thread that owns the request.
+    func answerStored(_ request: RequestBytes, into answer: inout StoredAnswer) -> String? {
+        let path = request.path
+        for route in storedRoutes {
+            guard let parameter = route.match(path) else { continue }
+            return route.handler(request, parameter, &answer) ? route.pattern.description : nil
+        }
+        return nil
     }
 
     /// The methods a known path takes (GET brings HEAD; OPTIONS always) and its pattern, or

@@ -14,23 +14,43 @@ public struct CachedPage: Sendable, Equatable {
     public let storedAt: ContinuousClock.Instant
     /// How long it is fresh.
     public let timeToLive: Duration
+    /// The heads a stored answer writes, made once here.
+    public let heads: StoredHeads
 
+    /// - Parameter fields: header fields every answer from this entry carries besides
+    ///   `ETag`, `Content-Type` and `Content-Encoding` (for pages: `Vary`, `Content-Language`).
     public init(
         status: Int, contentType: String, identity: [UInt8], gzip: [UInt8]?, storedAt: ContinuousClock.Instant,
-        timeToLive: Duration
+        timeToLive: Duration, fields: [(String, String)] = []
     ) {
         self.status = status
         self.contentType = contentType
         self.identity = identity
         self.gzip = gzip
-        self.etag = EntityTag.strong(for: identity)
+        let etag = EntityTag.strong(for: identity)
+        self.etag = etag
         self.storedAt = storedAt
         self.timeToLive = timeToLive
+        let gzipETag = String(etag.dropLast()) + "-gzip\""
+        heads = StoredHeads(status: status, contentType: contentType, etag: etag, gzipETag: gzip == nil ? nil : gzipETag, fields: fields)
+        etagBytes = Array(etag.utf8)
+        gzipETagBytes = Array(gzipETag.utf8)
     }
 
-    /// Bytes it holds against the cache's budget (bodies plus a fixed allowance for the
-    /// entry's bookkeeping).
-    var cost: Int { identity.count + (gzip?.count ?? 0) + 256 }
+    private let etagBytes: [UInt8]
+    private let gzipETagBytes: [UInt8]
+
+    /// Bytes it holds against the cache's budget (bodies, heads, and a fixed allowance for
+    /// the entry's bookkeeping).
+    var cost: Int { identity.count + (gzip?.count ?? 0) + heads.byteCount + 256 }
+
+    /// `matches(ifNoneMatch:)` on a header value's bytes: one tag, as a client echoes it,
+    /// is compared byte for byte; any other shape is parsed as text.
+    public func matches(ifNoneMatch bytes: UnsafeRawBufferPointer) -> Bool {
+        if bytes.elementsEqual(etagBytes) || bytes.elementsEqual(gzipETagBytes) { return true }
+        if bytes.first == UInt8(ascii: "\""), !bytes.contains(UInt8(ascii: ",")) { return false }
+        return matches(ifNoneMatch: String(decoding: bytes, as: UTF8.self))
+    }
 
     /// Whether `ifNoneMatch` (a request header value) names this page, in either
     /// representation: `*`, or any listed tag, compared weakly as RFC 9110 §13.1.2 asks.

@@ -68,19 +68,32 @@ public final class PageCache: Sendable {
     public var bytes: Int { state.withLock { $0.totalCost } }
 }
 
-/// What a cached page is for: the route, the query reduced to the parameters the route
-/// reads (in a fixed order, with normalised values), and the resolved locale. Never raw
-/// headers or the raw query, so clients cannot split or poison entries.
+/// What a cached page is for: the route, the one number it reads (list page or product id,
+/// normalised), and the resolved locale. Never raw headers or the raw query, so clients
+/// cannot split or poison entries. Small strings and integers only: making one to look up a
+/// hit allocates nothing.
 public struct PageCacheKey: Sendable, Hashable, CustomStringConvertible {
-    public let route: String
-    public let parameters: [String]
+    public enum Route: UInt8, Sendable {
+        /// `/v1/products?page=N`
+        case list
+        /// `/v1/products/{id}`
+        case detail
+    }
+
+    public let route: Route
+    public let number: Int64
     public let locale: String
 
-    public init(route: String, parameters: [String], locale: String) {
+    public init(route: Route, number: Int64, locale: String) {
         self.route = route
-        self.parameters = parameters
+        self.number = number
         self.locale = locale
     }
 
-    public var description: String { "\(route)?\(parameters.joined(separator: "&"))#\(locale)" }
+    public var description: String {
+        switch route {
+        case .list: "/v1/products?page=\(number)#\(locale)"
+        case .detail: "/v1/products/\(number)#\(locale)"
+        }
+    }
 }

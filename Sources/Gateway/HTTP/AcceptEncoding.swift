@@ -29,6 +29,18 @@ public enum AcceptEncoding {
         return (wildcard ?? 0) > 0
     }
 
+    /// `allowsGzip` on a header value's bytes: the common shapes are compared byte for
+    /// byte (no allocation); anything else is parsed as text.
+    public static func allowsGzip(bytes: UnsafeRawBufferPointer?) -> Bool {
+        guard let bytes else { return false }
+        for common in commonGzipValues where bytes.elementsEqual(common) { return true }
+        return allowsGzip(String(decoding: bytes, as: UTF8.self))
+    }
+
+    private static let commonGzipValues: [[UInt8]] = [
+        "gzip", "gzip, deflate", "gzip, deflate, br", "gzip, deflate, br, zstd", "br, gzip, deflate", "deflate, gzip",
+    ].map { Array($0.utf8) }
+
     /// The `q` parameter among `parameters`: 1 when absent, 0 when malformed.
     static func quality(_ parameters: ArraySlice<Substring>) -> Double {
         for parameter in parameters {

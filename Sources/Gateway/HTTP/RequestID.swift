@@ -14,7 +14,11 @@ public enum RequestID {
     }
 
     static func isAcceptable(_ candidate: String) -> Bool {
-        let utf8 = candidate.utf8
+        isAcceptable(candidate.utf8)
+    }
+
+    /// `isAcceptable` on the bytes of a header value.
+    static func isAcceptable(_ utf8: some Collection<UInt8>) -> Bool {
         guard (1...128).contains(utf8.count) else { return false }
         return utf8.allSatisfy { byte in
             switch byte {
@@ -38,10 +42,23 @@ public enum RequestID {
         return processPrefix + hex16(scramble(count))
     }
 
+    /// Appends a new id (as `generate` makes them) to `bytes`, without making a String.
+    static func appendGenerated(to bytes: inout [UInt8]) {
+        let count = counter.add(1, ordering: .relaxed).newValue
+        bytes.append(contentsOf: processPrefixBytes)
+        let value = scramble(count)
+        for shift in stride(from: 60, through: 0, by: -4) {
+            bytes.append(hexDigits[Int(value >> UInt64(shift) & 0xF)])
+        }
+    }
+
     private static let processPrefix: String = {
         var generator = SystemRandomNumberGenerator()
         return hex16(generator.next())
     }()
+
+    private static let processPrefixBytes: [UInt8] = Array(processPrefix.utf8)
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private static let counter = Atomic<UInt64>(0)
 

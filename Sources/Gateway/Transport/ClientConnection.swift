@@ -245,7 +245,7 @@ final class ClientConnection: @unchecked Sendable {
                 }
                 arm(.body)
             case .complete(let message):
-                dispatch(message)
+                if !answerStored(message) { dispatch(message) }
             case .failure(let error):
                 refuse(error)
                 return
@@ -289,6 +289,83 @@ final class ClientConnection: @unchecked Sendable {
         }
         if phase == .handling { pauseReading() }
     }
+
+    /// Answers `message` from what a stored-answer handler holds (health, a cache hit),
+    /// straight from the connection's buffer: nothing is copied out, nothing formatted but
+    /// the per-request fields, nothing allocated. False when no handler answered; the
+    /// request then goes to `dispatch`.
+    private func answerStored(_ message: RequestMessage) -> Bool {
+        let core = server.core
+        guard message.body.isEmpty, core.router.hasStoredRoutes else { return false }
+        let started = ContinuousClock.now
+        var answer = StoredAnswer(head: server.head)
+        server.head = []
+        answer.head.removeAll(keepingCapacity: true)
+        var isHead = false
+        var pathForLog = ""
+        let logs = core.logger.logLevel <= .info
+        let label: String? = input.withUnsafeBytes { all in
+            let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
+            let method = message.head.method
+            isHead = method.equals("HEAD", in: bytes)
+            guard isHead || method.equals("GET", in: bytes) else { return nil }
+            let request = RequestBytes(buffer: bytes, head: message.head)
+            guard let label = core.router.answerStored(request, into: &answer) else { return nil }
+            if logs { pathForLog = String(decoding: request.path, as: UTF8.self) }
+            // The per-request fields: the client's id or a new one, then Date and length.
+            answer.append(Self.requestIDName)
+            if let id = request.acceptableRequestID {
+                answer.head.append(contentsOf: id)
+            } else {
+                RequestID.appendGenerated(to: &answer.head)
+            }
+            answer.head.append(contentsOf: ResponseHeadWriter.crlf)
+            return label
+        }
+        guard let label else {
+            server.head = answer.head
+            return false
+        }
+        disarm()
+        start += message.length
+        let closeAfter = !message.head.keepAlive || core.draining.load(ordering: .relaxed)
+        answer.append(server.currentDateField())
+        if !HTTPStatus.hasNoContent(answer.status) { ResponseHeadWriter.appendContentLength(answer.body.count, to: &answer.head) }
+        if closeAfter {
+            answer.append(Self.connectionClose)
+        } else if message.head.minorVersion == 0 {
+            answer.append(Self.connectionKeepAlive)
+        }
+        ResponseHeadWriter.appendEnd(to: &answer.head)
+        phase = .handling
+        send(head: answer.head, body: isHead || HTTPStatus.hasNoContent(answer.status) ? [] : answer.body)
+        let method: HTTPMethod = isHead ? .head : .get
+        let elapsed = ContinuousClock.now - started
+        server.requestMetrics.record(
+            route: label, method: method, status: answer.status, duration: elapsed, sentBytes: isHead ? 0 : answer.body.count,
+            uncompressedBytes: isHead ? 0 : answer.gzipOf ?? answer.body.count, gzip: answer.gzipOf != nil)
+        if logs { logStored(answer.head, method: method, path: pathForLog, status: answer.status, elapsed: elapsed) }
+        server.head = answer.head
+        if phase == .closed { return true }
+        if closeAfter {
+            phase = .closing
+            if pending.count == pendingOffset { finishClosing() }
+        } else {
+            phase = .idle
+        }
+        return true
+    }
+
+    /// The access-log line of a stored answer (only when `info` is on: it allocates).
+    private func logStored(_ head: [UInt8], method: HTTPMethod, path: String, status: Int, elapsed: Duration) {
+        let text = String(decoding: head, as: UTF8.self)
+        let id = text.split(separator: "\r\n").first { $0.hasPrefix("X-Request-ID: ") }.map { String($0.dropFirst(14)) } ?? "-"
+        server.core.logger.info(
+            "\(method.rawValue) \(path) \(status)",
+            metadata: ["request_id": .string(id), "duration_ms": .string(ServerExchange.milliseconds(elapsed))])
+    }
+
+    private static let requestIDName: [UInt8] = Array("X-Request-ID: ".utf8)
 
     /// The request in `bytes` (the buffer from the message's first byte) as plain values.
     private static func request(_ message: RequestMessage, in bytes: UnsafeRawBufferPointer, peer: String) -> GatewayRequest {

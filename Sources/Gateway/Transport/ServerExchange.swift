@@ -88,7 +88,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         server.core.inFlight.subtract(1, ordering: .relaxed)
     }
 
-    private static func milliseconds(_ duration: Duration) -> String {
+    static func milliseconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
         let whole = micros / 1000

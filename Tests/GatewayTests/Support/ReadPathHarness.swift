@@ -23,7 +23,7 @@ struct ReadPathHarness {
 
     /// The cache key of list page `page` in ko-KR.
     static func listKey(_ page: Int) -> PageCacheKey {
-        PageCacheKey(route: "/v1/products", parameters: ["page=\(page)"], locale: "ko-KR")
+        PageCacheKey(route: .list, number: Int64(page), locale: "ko-KR")
     }
 
     /// Starts both, runs `body`, stops both.

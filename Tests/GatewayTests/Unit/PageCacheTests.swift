@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct PageCacheTests {
     private let start = ContinuousClock.now
-    private let key = PageCacheKey(route: "/v1/products", parameters: ["page=1"], locale: "ko-KR")
+    private let key = PageCacheKey(route: .list, number: 1, locale: "ko-KR")
 
     private func page(_ text: String = "{\"page\":1}", ttl: Duration = .seconds(30), at offset: Duration = .zero) -> CachedPage {
         CachedPage(
@@ -26,24 +26,28 @@ import Testing
     @Test func keysDifferByRouteParametersAndLocale() {
         let cache = PageCache(configuration: .init())
         cache.store(page("ko"), for: key)
-        cache.store(page("en"), for: PageCacheKey(route: "/v1/products", parameters: ["page=1"], locale: "en-US"))
+        cache.store(page("en"), for: PageCacheKey(route: .list, number: 1, locale: "en-US"))
         #expect(cache.lookup(key, now: start)?.page.identity == Array("ko".utf8))
-        #expect(cache.lookup(PageCacheKey(route: "/v1/products", parameters: ["page=2"], locale: "ko-KR"), now: start) == nil)
-        #expect(cache.remove { $0.route == "/v1/products" } == 2)
+        #expect(cache.lookup(PageCacheKey(route: .list, number: 2, locale: "ko-KR"), now: start) == nil)
+        #expect(cache.lookup(PageCacheKey(route: .detail, number: 1, locale: "ko-KR"), now: start) == nil)
+        #expect(cache.remove { $0.route == .list } == 2)
     }
 
     @Test func theByteBudgetHoldsAndEvictionsAreCounted() {
-        let cache = PageCache(configuration: .init(byteBudget: 10 * (1000 + 256)))
+        // Each entry costs its body, its stored heads and 256 bytes of bookkeeping.
+        let cost = page(String(repeating: "x", count: 1000)).cost
+        #expect(cost == 1000 + page().heads.byteCount + 256)
+        let cache = PageCache(configuration: .init(byteBudget: 10 * cost))
         var evicted = 0
         for page in 1...25 {
             evicted += cache.store(
-                self.page(String(repeating: "x", count: 1000)), for: PageCacheKey(route: "/v1/products", parameters: ["page=\(page)"], locale: "ko-KR"))
+                self.page(String(repeating: "x", count: 1000)), for: PageCacheKey(route: .list, number: Int64(page), locale: "ko-KR"))
         }
         #expect(cache.count == 10)
         #expect(evicted == 15)
-        #expect(cache.bytes == 10 * 1256)
-        #expect(cache.lookup(PageCacheKey(route: "/v1/products", parameters: ["page=25"], locale: "ko-KR"), now: start) != nil)
-        #expect(cache.lookup(PageCacheKey(route: "/v1/products", parameters: ["page=15"], locale: "ko-KR"), now: start) == nil)
+        #expect(cache.bytes == 10 * cost)
+        #expect(cache.lookup(PageCacheKey(route: .list, number: 25, locale: "ko-KR"), now: start) != nil)
+        #expect(cache.lookup(PageCacheKey(route: .list, number: 15, locale: "ko-KR"), now: start) == nil)
     }
 
     @Test func entityTagsAreContentHashes() {

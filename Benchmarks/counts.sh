@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Noise-free costs of a cached answer: system calls and heap allocations per request, on a
+# release gateway with one loop in front of its demo origin. For each URL: a warm-up, then
+# N keep-alive requests from one curl (one connection), counted with `strace -c` on every
+# thread of the gateway and with an LD_PRELOAD allocation counter (Benchmarks/malloc-count.c).
+#   Benchmarks/counts.sh                 N=5000, --log-level warning
+#   LOG_LEVEL=info Benchmarks/counts.sh  with the access log on
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-5000}
+LOG_LEVEL=${LOG_LEVEL:-warning}
+scripts/setup
+command -v strace >/dev/null || apt-get install -y -qq strace >/dev/null
+command -v curl >/dev/null || apt-get install -y -qq curl >/dev/null
+swift build -c release --product gateway >&2
+bin="$(swift build -c release --show-bin-path)/gateway"
+work=$(mktemp -d)
+trap 'kill $gateway 2>/dev/null || true; rm -rf "$work"' EXIT
+cc -O2 -shared -fPIC -o "$work/malloc-count.so" Benchmarks/malloc-count.c
+port=$((20000 + RANDOM % 20000))
+LD_PRELOAD="$work/malloc-count.so" "$bin" --port "$port" --threads 1 --log-level "$LOG_LEVEL" \
+    --cache-dir "$work/cache" --list-ttl 600 --detail-ttl 600 2>"$work/gateway.log" &
+gateway=$!
+for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
+
+allocations() {
+    kill -USR2 "$gateway"
+    sleep 0.2
+    grep -a '^allocations: ' "$work/gateway.log" | tail -1 | awk '{print $2}'
+}
+
+# $1 label, $2 path, then curl header arguments.
+count() {
+    local label=$1 path=$2
+    shift 2
+    local url="http://127.0.0.1:$port$path"
+    for _ in 1 2 3; do curl -s -o /dev/null "$@" "$url"; done
+    : >"$work/urls"
+    for _ in $(seq "$N"); do echo "url = \"$url\"" >>"$work/urls"; echo "output = /dev/null" >>"$work/urls"; done
+    local before after
+    before=$(allocations)
+    strace -c -f -p "$gateway" -o "$work/strace.txt" &
+    local tracer=$!
+    sleep 0.5
+    curl -s "$@" -K "$work/urls"
+    sleep 0.3
+    kill -INT $tracer
+    wait $tracer 2>/dev/null || true
+    after=$(allocations)
+    local calls
+    calls=$(awk '$NF=="total" {print ($1 ~ /^100/ ? $4 : $(NF-1))}' "$work/strace.txt")
+    local detail
+    detail=$(awk -v n="$N" 'NR>2 && $NF!="total" && $1 ~ /^[0-9.]+$/ && NF>=5 {printf "%s %.2f ", $NF, $4/n}' "$work/strace.txt")
+    awk -v l="$label" -v n="$N" -v c="$calls" -v a=$((after - before)) -v d="$detail" \
+        'BEGIN {printf "%-34s syscalls/req %.2f  allocations/req %.2f   (%s)\n", l, c/n, a/n, d}'
+}
+
+echo "release gateway, 1 loop, --log-level $LOG_LEVEL, $N keep-alive requests per row"
+count "/healthz" /healthz
+count "cached list page, gzip" "/v1/products?page=1" -H "Accept-Encoding: gzip"
+count "cached list page, identity" "/v1/products?page=2"
+count "cached detail, gzip" "/v1/products/3" -H "Accept-Encoding: gzip"
+count "cached detail, 304" "/v1/products/3" -H "If-None-Match: $(curl -s -D - -o /dev/null "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"

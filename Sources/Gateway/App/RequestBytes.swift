@@ -1,0 +1,86 @@
+import HTTPCodec
+
+/// One request as the stored-answer path sees it: the decoded head over the connection's
+/// own bytes, nothing copied. Valid only during the call it is passed to, on the loop thread.
+public struct RequestBytes {
+    let buffer: UnsafeRawBufferPointer
+    let head: RequestHead
+
+    init(buffer: UnsafeRawBufferPointer, head: RequestHead) {
+        self.buffer = buffer
+        self.head = head
+    }
+
+    /// The path, still percent-encoded, without the query.
+    public var path: UnsafeRawBufferPointer { head.path.bytes(in: buffer) }
+
+    /// The value of the first header field named `lowercaseName`, or nil.
+    public func header(_ lowercaseName: StaticString) -> UnsafeRawBufferPointer? {
+        head.value(of: lowercaseName, in: buffer).map { $0.bytes(in: buffer) }
+    }
+
+    /// What the query says of one parameter.
+    public enum QueryValue {
+        case absent
+        /// The raw value, which needs no decoding (no `%`, no `+`).
+        case plain(UnsafeRawBufferPointer)
+        /// A name or value is percent- or plus-encoded: only the decoding path can judge it.
+        case encoded
+    }
+
+    /// The first value of query parameter `name`, as `GatewayRequest.queryValue` would find
+    /// it, when that needs no decoding.
+    public func queryValue(_ name: StaticString) -> QueryValue {
+        guard let range = head.query else { return .absent }
+        let query = range.bytes(in: buffer)
+        var pairStart = 0
+        while pairStart <= query.count {
+            var pairEnd = pairStart
+            while pairEnd < query.count && query[pairEnd] != UInt8(ascii: "&") { pairEnd += 1 }
+            if pairEnd > pairStart {
+                var equals = pairStart
+                while equals < pairEnd && query[equals] != UInt8(ascii: "=") { equals += 1 }
+                let pair = UnsafeRawBufferPointer(rebasing: query[pairStart..<pairEnd])
+                if pair.contains(UInt8(ascii: "%")) || pair.contains(UInt8(ascii: "+")) { return .encoded }
+                if ByteRange(pairStart, equals).equals(name, in: query) {
+                    let valueStart = min(equals + 1, pairEnd)
+                    return .plain(UnsafeRawBufferPointer(rebasing: query[valueStart..<pairEnd]))
+                }
+            }
+            pairStart = pairEnd + 1
+        }
+        return .absent
+    }
+
+    /// The request's `X-Request-ID` when `RequestID` accepts it.
+    var acceptableRequestID: UnsafeRawBufferPointer? {
+        header("x-request-id").flatMap { RequestID.isAcceptable($0) ? $0 : nil }
+    }
+}
+
+/// What a stored-answer handler writes: the status line and its fields into the transport's
+/// reused head buffer, and the stored body. The transport adds `X-Request-ID`, `Date`,
+/// `Content-Length` and `Connection`, then writes head and body as they are.
+public struct StoredAnswer {
+    /// Starts empty; the handler appends the status line and fields.
+    public var head: [UInt8]
+    public var body: [UInt8] = []
+    /// For metrics and the access log.
+    public var status = 200
+    /// When the body is gzip: the length of the identity bytes it encodes (for metrics).
+    public var gzipOf: Int?
+
+    init(head: [UInt8]) {
+        self.head = head
+    }
+
+    /// Appends `bytes`.
+    public mutating func append(_ bytes: [UInt8]) {
+        head.append(contentsOf: bytes)
+    }
+
+    /// Appends a non-negative number in decimal.
+    public mutating func appendDecimal(_ value: Int) {
+        ResponseHeadWriter.appendDecimal(value, to: &head)
+    }
+}

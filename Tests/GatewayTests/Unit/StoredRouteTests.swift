@@ -1,0 +1,49 @@
+import HTTPCodec
+import Testing
+@testable import Gateway
+
+@Suite struct StoredRouteTests {
+    private func match(_ pattern: String, _ path: String) -> String? {
+        let route = StoredRoute(pattern: pattern) { _, _, _ in false }
+        return Array(path.utf8).withUnsafeBytes { bytes in route.match(bytes).map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    @Test func matchesLiteralsAndOneParameterByteForByte() {
+        #expect(match("/healthz", "/healthz") == "")
+        #expect(match("/v1/products", "/v1/products") == "")
+        #expect(match("/v1/products/{id}", "/v1/products/42") == "42")
+        #expect(match("/v1/products/{id}", "/v1/products") == nil)
+        #expect(match("/v1/products", "/v1/products/42") == nil)
+        #expect(match("/v1/products", "/v1/Products") == nil)
+        #expect(match("/v1/products", "/v1/products/") == nil)
+        #expect(match("/v1/products", "/v1//products") == nil)
+    }
+
+    @Test func leavesWhatNeedsDecodingToTheOrdinaryRoute() {
+        #expect(match("/v1/products/{id}", "/v1/products/%34%32") == nil)
+        #expect(match("/v1/products/{id}", "/v1/products/..") == nil)
+        #expect(match("/v1/products/{id}", "/v1/products/.") == nil)
+    }
+
+    @Test func queryValuesThatNeedNoDecoding() {
+        func value(_ target: String, _ name: StaticString) -> String {
+            var decoder = RequestDecoder()
+            var buffer = Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+            return buffer.withUnsafeMutableBytes { bytes in
+                guard case .complete(let message) = decoder.decode(bytes) else { return "unparsed" }
+                switch RequestBytes(buffer: UnsafeRawBufferPointer(bytes), head: message.head).queryValue(name) {
+                case .absent: return "absent"
+                case .encoded: return "encoded"
+                case .plain(let raw): return "plain:" + String(decoding: raw, as: UTF8.self)
+                }
+            }
+        }
+        #expect(value("/a", "page") == "absent")
+        #expect(value("/a?page=3", "page") == "plain:3")
+        #expect(value("/a?x=1&page=3&page=4", "page") == "plain:3")
+        #expect(value("/a?page", "page") == "plain:")
+        #expect(value("/a?pages=3", "page") == "absent")
+        #expect(value("/a?page=%33", "page") == "encoded")
+        #expect(value("/a?x=a+b&page=3", "page") == "encoded")
+    }
+}
