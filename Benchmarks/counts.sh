@@ -61,3 +61,5 @@ count "cached list page, gzip" "/v1/products?page=1" -H "Accept-Encoding: gzip"
 count "cached list page, identity" "/v1/products?page=2"
 count "cached detail, gzip" "/v1/products/3" -H "Accept-Encoding: gzip"
 count "cached detail, 304" "/v1/products/3" -H "If-None-Match: $(curl -s -D - -o /dev/null "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"
+image=$(curl -s "http://127.0.0.1:$port/v1/products/1" | grep -o '/v1/images/[A-Za-z0-9_-]*' | head -1)
+count "cached image, memory tier" "$image"

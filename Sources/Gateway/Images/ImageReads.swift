@@ -25,6 +25,8 @@ public final class ImageReads: Sendable {
     /// `""` (root-relative URLs) or the public base URL without a trailing `/`.
     private let publicBase: String
     private let coalescer = RequestCoalescer<String, Served>()
+    /// Tokens already verified, for memory-tier hits answered as stored bytes.
+    private let verified = VerifiedTokens()
 
     static let cacheControl = "public, max-age=31536000, immutable"
     static let invalidToken = GatewayError(status: 403, detail: "The image token is not valid.")
@@ -55,13 +57,34 @@ public final class ImageReads: Sendable {
         router.add(.get, "/v1/images/{token}", .deferred { [self] request, context, responder in
             serve(request, context: context, responder: responder)
         })
+        router.addStored("/v1/images/{token}") { [self] request, token, answer in
+            answerStored(request, token: token, &answer)
+        }
     }
 
+    /// A memory-tier hit for a token verified before, answered as stored bytes (declined
+    /// otherwise: the ordinary route verifies the token and looks further).
+    private func answerStored(_ request: RequestBytes, token: UnsafeRawBufferPointer, _ answer: inout StoredAnswer) -> Bool {
+        guard let url = verified.url(for: token), let image = memory.get(url) else { return false }
+        metrics.cacheEvent("hit", cache: "image_memory")
+        let notModified = request.header("if-none-match").map { image.matches(ifNoneMatch: $0) } ?? false
+        answer.append(image.heads.head(gzip: false, notModified: notModified))
+        answer.append(Self.storedHitFields)
+        answer.status = notModified ? 304 : 200
+        if !notModified { answer.body = image.identity }
+        return true
+    }
+
+    /// The fields every memory-tier hit carries besides the image's own.
+    private static let storedHitFields: [UInt8] = Array(
+        "Cache-Control: \(cacheControl)\r\nCache-Status: \(CacheStatus.hit(detail: "memory"))\r\n".utf8)
+
     private func serve(_ request: GatewayRequest, context: RouteContext, responder: Responder) {
-        guard let url = context.parameters["token"].flatMap(signer.url(from:)) else {
+        guard let token = context.parameters["token"], let url = signer.url(from: token) else {
             responder.fail(Self.invalidToken)
             return
         }
+        verified.remember(token, url: url)
         if let image = memory.get(url) {
             metrics.cacheEvent("hit", cache: "image_memory")
             responder.send(Self.answer(image, request, cacheStatus: CacheStatus.hit(detail: "memory")))
