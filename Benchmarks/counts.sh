@@ -5,6 +5,7 @@
 # thread of the gateway and with an LD_PRELOAD allocation counter (Benchmarks/malloc-count.c).
 #   Benchmarks/counts.sh                 N=5000, --log-level warning
 #   LOG_LEVEL=info Benchmarks/counts.sh  with the access log on
+#   GATEWAY_BIN=path Benchmarks/counts.sh another build of the gateway
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-5000}
@@ -12,8 +13,12 @@ LOG_LEVEL=${LOG_LEVEL:-warning}
 scripts/setup
 command -v strace >/dev/null || apt-get install -y -qq strace >/dev/null
 command -v curl >/dev/null || apt-get install -y -qq curl >/dev/null
-swift build -c release --product gateway >&2
-bin="$(swift build -c release --show-bin-path)/gateway"
+# GATEWAY_BIN=path measures another build (an earlier commit's, for a before/after).
+if [ -z "${GATEWAY_BIN:-}" ]; then
+    swift build -c release --product gateway >&2
+    GATEWAY_BIN="$(swift build -c release --show-bin-path)/gateway"
+fi
+bin=$GATEWAY_BIN
 work=$(mktemp -d)
 trap 'kill $gateway 2>/dev/null || true; rm -rf "$work"' EXIT
 cc -O2 -shared -fPIC -o "$work/malloc-count.so" Benchmarks/malloc-count.c
@@ -61,5 +66,5 @@ count "cached list page, gzip" "/v1/products?page=1" -H "Accept-Encoding: gzip"
 count "cached list page, identity" "/v1/products?page=2"
 count "cached detail, gzip" "/v1/products/3" -H "Accept-Encoding: gzip"
 count "cached detail, 304" "/v1/products/3" -H "If-None-Match: $(curl -s -D - -o /dev/null "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"
-image=$(curl -s "http://127.0.0.1:$port/v1/products/1" | grep -o '/v1/images/[A-Za-z0-9_-]*' | head -1)
+image=$(curl -s "http://127.0.0.1:$port/v1/products/1" | grep -o '/v1/images/[^"]*' | head -1)
 count "cached image, memory tier" "$image"

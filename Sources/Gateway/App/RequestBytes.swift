@@ -69,9 +69,14 @@ public struct StoredAnswer {
     public var status = 200
     /// When the body is gzip: the length of the identity bytes it encodes (for metrics).
     public var gzipOf: Int?
+    /// A body sent from a file instead of `body` (only when `filesAllowed`).
+    public var file: OpenImageFile?
+    /// Whether the connection can send a file (`sendfile`): plain TCP, not TLS.
+    public let filesAllowed: Bool
 
-    init(head: [UInt8]) {
+    init(head: [UInt8], filesAllowed: Bool) {
         self.head = head
+        self.filesAllowed = filesAllowed
     }
 
     /// Appends `bytes`.

@@ -19,15 +19,17 @@ public struct CachedPage: Sendable, Equatable {
 
     /// - Parameter fields: header fields every answer from this entry carries besides
     ///   `ETag`, `Content-Type` and `Content-Encoding` (for pages: `Vary`, `Content-Language`).
+    /// - Parameter etag: the identity bytes' tag when they are not given (an entry whose
+    ///   body stays in a file); computed from `identity` otherwise.
     public init(
         status: Int, contentType: String, identity: [UInt8], gzip: [UInt8]?, storedAt: ContinuousClock.Instant,
-        timeToLive: Duration, fields: [(String, String)] = []
+        timeToLive: Duration, fields: [(String, String)] = [], etag knownTag: String? = nil
     ) {
         self.status = status
         self.contentType = contentType
         self.identity = identity
         self.gzip = gzip
-        let etag = EntityTag.strong(for: identity)
+        let etag = knownTag ?? EntityTag.strong(for: identity)
         self.etag = etag
         self.storedAt = storedAt
         self.timeToLive = timeToLive

@@ -17,6 +17,10 @@ final class ImageDiskCache: Sendable {
     private let queue = DispatchQueue(label: "open-market-gateway.image-disk")
     /// File name → file size. Changed only on `queue` (and in init).
     private let index: Mutex<LRUStore<String, Int>>
+    /// Verified files kept open, by URL, at most `maxOpenFiles` (least recently used closed
+    /// first). Added to only on `queue`; read by loops (`openFile`).
+    let openFiles = OpenImageFiles(capacity: maxOpenFiles)
+    static let maxOpenFiles = 1024
 
     /// Opens (creating it when needed) `directory` and rebuilds the index from it. Runs at
     /// start, before any loop serves.
@@ -29,6 +33,26 @@ final class ImageDiskCache: Sendable {
             if store.get(name) == nil { Self.remove(name, in: self.directory) }
         }
         index = Mutex(store)
+    }
+
+    /// The open, verified file of `url`, when the tier has one open. Any thread (a loop
+    /// answering a hit): one short lock, no disk access, no allocation.
+    func openFile(_ url: String) -> OpenImageFile? {
+        openFiles.get(url)
+    }
+
+    /// Keeps `path` open for `url` once its bytes were verified. On the disk queue.
+    private func keepOpen(_ url: String, name: String, path: String, image: CachedPage, bodyLength: Int) {
+        let heads = CachedPage(
+            status: 200, contentType: image.contentType, identity: [], gzip: nil, storedAt: .now,
+            timeToLive: image.timeToLive, etag: image.etag)
+        guard let file = OpenImageFile(path: path, bodyOffset: ImageFileFormat.headerSize, bodyLength: bodyLength, image: heads)
+        else { return }
+        openFiles.insert(file, url: url, name: name)
+    }
+
+    private func forget(_ name: String) {
+        openFiles.remove(name: name)
     }
 
     /// Intact-looking entries (header and size agree), oldest first; everything else in the
@@ -76,15 +100,18 @@ final class ImageDiskCache: Sendable {
             let path = directory.appendingPathComponent(name).path
             guard let data = FileManager.default.contents(atPath: path), let (type, body) = ImageFileFormat.decode([UInt8](data)) else {
                 index.withLock { _ = $0.remove(name) }
+                forget(name)
                 Self.remove(name, in: directory)
                 return completion(nil)
             }
             // Recency that survives a restart.
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: path)
-            completion(
-                CachedPage(
-                    status: 200, contentType: type.contentType, identity: body, gzip: nil, storedAt: .now,
-                    timeToLive: .seconds(31_536_000)))
+            let image = CachedPage(
+                status: 200, contentType: type.contentType, identity: body, gzip: nil, storedAt: .now,
+                timeToLive: .seconds(31_536_000))
+            // Verified just now: later hits send it from the open file.
+            if openFile(url) == nil { keepOpen(url, name: name, path: path, image: image, bodyLength: body.count) }
+            completion(image)
         }
     }
 
@@ -109,7 +136,15 @@ final class ImageDiskCache: Sendable {
                 let evicted = store.insert(name, file.count, cost: file.count)
                 return store.get(name) == nil ? evicted + [name] : evicted
             }
-            for gone in evicted { Self.remove(gone, in: directory) }
+            for gone in evicted {
+                forget(gone)
+                Self.remove(gone, in: directory)
+            }
+            // The bytes were hashed as they were encoded: the file is verified.
+            if !evicted.contains(name) {
+                forget(name)
+                keepOpen(url, name: name, path: final.path, image: image, bodyLength: image.identity.count)
+            }
         }
     }
 

@@ -65,19 +65,36 @@ public final class ImageReads: Sendable {
     /// A memory-tier hit for a token verified before, answered as stored bytes (declined
     /// otherwise: the ordinary route verifies the token and looks further).
     private func answerStored(_ request: RequestBytes, token: UnsafeRawBufferPointer, _ answer: inout StoredAnswer) -> Bool {
-        guard let url = verified.url(for: token), let image = memory.get(url) else { return false }
-        metrics.cacheEvent("hit", cache: "image_memory")
+        guard let url = verified.url(for: token) else { return false }
+        let image: CachedPage
+        let file: OpenImageFile?
+        if let inMemory = memory.get(url) {
+            metrics.cacheEvent("hit", cache: "image_memory")
+            image = inMemory
+            file = nil
+        } else if answer.filesAllowed, let open = disk?.openFile(url) {
+            metrics.cacheEvent("hit", cache: "image_disk")
+            image = open.image
+            file = open
+        } else {
+            return false
+        }
         let notModified = request.header("if-none-match").map { image.matches(ifNoneMatch: $0) } ?? false
         answer.append(image.heads.head(gzip: false, notModified: notModified))
-        answer.append(Self.storedHitFields)
+        answer.append(file == nil ? Self.memoryHitFields : Self.diskHitFields)
         answer.status = notModified ? 304 : 200
-        if !notModified { answer.body = image.identity }
+        if !notModified {
+            answer.body = image.identity
+            answer.file = file
+        }
         return true
     }
 
-    /// The fields every memory-tier hit carries besides the image's own.
-    private static let storedHitFields: [UInt8] = Array(
+    /// The fields every stored hit carries besides the image's own.
+    private static let memoryHitFields: [UInt8] = Array(
         "Cache-Control: \(cacheControl)\r\nCache-Status: \(CacheStatus.hit(detail: "memory"))\r\n".utf8)
+    private static let diskHitFields: [UInt8] = Array(
+        "Cache-Control: \(cacheControl)\r\nCache-Status: \(CacheStatus.hit(detail: "disk"))\r\n".utf8)
 
     private func serve(_ request: GatewayRequest, context: RouteContext, responder: Responder) {
         guard let token = context.parameters["token"], let url = signer.url(from: token) else {

@@ -9,9 +9,16 @@ import Prometheus
 public final class GatewayMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let factory: PrometheusMetricsFactory
-    /// Page-cache event counters, made once: events are counted on every read.
-    private let pageCacheEvents: [String: CoreMetrics.Counter]
+    /// Cache event counters of the caches read on every request, made once (a lookup by
+    /// two static strings costs no allocation; making a counter does).
+    private let cacheEvents: [CacheEvent: CoreMetrics.Counter]
     static let pageCacheEventNames = ["hit", "stale", "miss", "expired", "stale_if_error", "eviction", "prefetch"]
+    static let imageCacheEventNames = ["hit", "miss", "eviction"]
+
+    private struct CacheEvent: Hashable {
+        let cache: String
+        let event: String
+    }
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -22,11 +29,15 @@ public final class GatewayMetrics: Sendable {
             .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
         ]
         self.factory = factory
-        var events: [String: CoreMetrics.Counter] = [:]
-        for event in Self.pageCacheEventNames {
-            events[event] = CoreMetrics.Counter(label: "gateway_cache_events_total", dimensions: [("cache", "page"), ("event", event)], factory: factory)
+        var events: [CacheEvent: CoreMetrics.Counter] = [:]
+        let kinds = [("page", Self.pageCacheEventNames), ("image_memory", Self.imageCacheEventNames), ("image_disk", Self.imageCacheEventNames)]
+        for (cache, names) in kinds {
+            for event in names {
+                events[CacheEvent(cache: cache, event: event)] = CoreMetrics.Counter(
+                    label: "gateway_cache_events_total", dimensions: [("cache", cache), ("event", event)], factory: factory)
+            }
         }
-        pageCacheEvents = events
+        cacheEvents = events
     }
 
     func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
@@ -39,7 +50,7 @@ public final class GatewayMetrics: Sendable {
 
     /// Counts one cache event (`hit`, `miss`, `stale`, `eviction`, …) of `cache`.
     public func cacheEvent(_ event: String, cache: String) {
-        if cache == "page", let counter = pageCacheEvents[event] {
+        if let counter = cacheEvents[CacheEvent(cache: cache, event: event)] {
             counter.increment()
         } else {
             counter("gateway_cache_events_total", [("cache", cache), ("event", event)]).increment()

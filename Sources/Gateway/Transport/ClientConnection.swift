@@ -56,9 +56,15 @@ final class ClientConnection: @unchecked Sendable {
     private var end = 0
     private var decoder: RequestDecoder
 
-    /// Output not yet taken by the socket.
+    /// Output not yet taken by the socket: bytes, then (after them) part of a file.
     private var pending: [UInt8] = []
     private var pendingOffset = 0
+    private var pendingFile: OpenImageFile?
+    private var pendingFileOffset = 0
+    private var pendingFileEnd = 0
+
+    private var hasPendingOutput: Bool { pending.count > pendingOffset || pendingFile != nil }
+    private var pendingBytes: Int { pending.count - pendingOffset + (pendingFileEnd - pendingFileOffset) }
     private var readPaused = false
     private var writeArmed = false
     /// TLS: the last read wanted the socket writable, or the last write wanted it readable.
@@ -104,7 +110,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Waiting between requests with nothing buffered: safe to close without losing work.
-    var isIdle: Bool { phase == .idle && start == end && pending.count == pendingOffset }
+    var isIdle: Bool { phase == .idle && start == end && !hasPendingOutput }
 
     // MARK: - Reading
 
@@ -209,7 +215,8 @@ final class ClientConnection: @unchecked Sendable {
             case .idle, .head, .body: break
             case .handling, .closing, .lingering, .closed: return
             }
-            if pending.count - pendingOffset > server.core.configuration.maxOutputBytes {
+            // A file still being sent must finish before any later answer's bytes.
+            if pendingFile != nil || pendingBytes > server.core.configuration.maxOutputBytes {
                 pauseReading()
                 return
             }
@@ -298,7 +305,7 @@ final class ClientConnection: @unchecked Sendable {
         let core = server.core
         guard message.body.isEmpty, core.router.hasStoredRoutes else { return false }
         let started = ContinuousClock.now
-        var answer = StoredAnswer(head: server.head)
+        var answer = StoredAnswer(head: server.head, filesAllowed: ssl == nil)
         server.head = []
         answer.head.removeAll(keepingCapacity: true)
         var isHead = false
@@ -330,7 +337,8 @@ final class ClientConnection: @unchecked Sendable {
         start += message.length
         let closeAfter = !message.head.keepAlive || core.draining.load(ordering: .relaxed)
         answer.append(server.currentDateField())
-        if !HTTPStatus.hasNoContent(answer.status) { ResponseHeadWriter.appendContentLength(answer.body.count, to: &answer.head) }
+        let bodyLength = answer.file?.bodyLength ?? answer.body.count
+        if !HTTPStatus.hasNoContent(answer.status) { ResponseHeadWriter.appendContentLength(bodyLength, to: &answer.head) }
         if closeAfter {
             answer.append(Self.connectionClose)
         } else if message.head.minorVersion == 0 {
@@ -338,18 +346,23 @@ final class ClientConnection: @unchecked Sendable {
         }
         ResponseHeadWriter.appendEnd(to: &answer.head)
         phase = .handling
-        send(head: answer.head, body: isHead || HTTPStatus.hasNoContent(answer.status) ? [] : answer.body)
+        let sendsBody = !isHead && !HTTPStatus.hasNoContent(answer.status)
+        if let file = answer.file, sendsBody {
+            send(head: answer.head, file: file)
+        } else {
+            send(head: answer.head, body: sendsBody ? answer.body : [])
+        }
         let method: HTTPMethod = isHead ? .head : .get
         let elapsed = ContinuousClock.now - started
         server.requestMetrics.record(
-            route: label, method: method, status: answer.status, duration: elapsed, sentBytes: isHead ? 0 : answer.body.count,
-            uncompressedBytes: isHead ? 0 : answer.gzipOf ?? answer.body.count, gzip: answer.gzipOf != nil)
+            route: label, method: method, status: answer.status, duration: elapsed, sentBytes: isHead ? 0 : bodyLength,
+            uncompressedBytes: isHead ? 0 : answer.gzipOf ?? bodyLength, gzip: answer.gzipOf != nil)
         if logs { logStored(answer.head, method: method, path: pathForLog, status: answer.status, elapsed: elapsed) }
         server.head = answer.head
         if phase == .closed { return true }
         if closeAfter {
             phase = .closing
-            if pending.count == pendingOffset { finishClosing() }
+            if !hasPendingOutput { finishClosing() }
         } else {
             phase = .idle
         }
@@ -461,7 +474,7 @@ final class ClientConnection: @unchecked Sendable {
         if phase == .closed { return }
         if closeAfter {
             phase = .closing
-            if pending.count == pendingOffset { finishClosing() }
+            if !hasPendingOutput { finishClosing() }
             return
         }
         phase = .idle
@@ -479,7 +492,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Writes `head` and `body` now if nothing is queued, queueing what the socket does not
     /// take; otherwise queues both.
     private func send(head: [UInt8], body: [UInt8]) {
-        if pending.count == pendingOffset && ssl == nil {
+        if !hasPendingOutput && ssl == nil {
             let total = head.count + body.count
             let written = head.withUnsafeBytes { headBytes in
                 body.withUnsafeBytes { bodyBytes in
@@ -515,6 +528,33 @@ final class ClientConnection: @unchecked Sendable {
         }
         pending.append(contentsOf: head)
         pending.append(contentsOf: body)
+        flush()
+    }
+
+    /// Writes `head` now (or queues it), then the file's body from its descriptor with
+    /// `sendfile`, queueing what the socket does not take. Plain TCP only (TLS answers never
+    /// carry files).
+    private func send(head: [UInt8], file: OpenImageFile) {
+        precondition(ssl == nil, "files are sent only on plain connections")
+        if !hasPendingOutput {
+            // MSG_MORE: the head waits for the file's first bytes, one segment for both.
+            let sent = head.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_MORE) | Int32(MSG_NOSIGNAL)) }
+            if sent < 0 && errno != EAGAIN && errno != EINTR {
+                close()
+                return
+            }
+            let taken = max(0, sent)
+            if taken < head.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingOffset = 0
+                pending.append(contentsOf: head[taken...])
+            }
+        } else {
+            pending.append(contentsOf: head)
+        }
+        pendingFile = file
+        pendingFileOffset = file.bodyOffset
+        pendingFileEnd = file.bodyOffset + file.bodyLength
         flush()
     }
 
@@ -554,9 +594,26 @@ final class ClientConnection: @unchecked Sendable {
             close()
             return
         }
-        // Everything went out.
-        if pending.capacity > 256 * 1024 { pending = [] } else { pending.removeAll(keepingCapacity: true) }
+        pending.removeAll(keepingCapacity: pending.capacity <= 256 * 1024)
         pendingOffset = 0
+        while let file = pendingFile {
+            var offset = off_t(pendingFileOffset)
+            let sent = sendfile(fd, file.descriptor, &offset, pendingFileEnd - pendingFileOffset)
+            if sent > 0 {
+                pendingFileOffset += sent
+                if pendingFileOffset >= pendingFileEnd { pendingFile = nil }
+                continue
+            }
+            if sent < 0 && (errno == EAGAIN || errno == EINTR) {
+                armWrite()
+                arm(.write)
+                return
+            }
+            // An error, or a file shorter than its header said: the answer cannot be finished.
+            close()
+            return
+        }
+        // Everything went out.
         disarmWrite()
         switch phase {
         case .closing: finishClosing()
@@ -570,11 +627,11 @@ final class ClientConnection: @unchecked Sendable {
     fileprivate func writable() {
         if readWantsWrite {
             readWantsWrite = false
-            if pending.count == pendingOffset { disarmWrite() }
+            if !hasPendingOutput { disarmWrite() }
             readable()
             if phase == .closed { return }
         }
-        if pending.count > pendingOffset { flush() }
+        if hasPendingOutput { flush() }
     }
 
     private func armWrite() {

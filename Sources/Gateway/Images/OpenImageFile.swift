@@ -1,0 +1,31 @@
+import Glibc
+
+/// A disk-tier image whose file is open and whose checksum was verified once, when the file
+/// entered the tier (written, or first read after a restart): hits send its body straight
+/// from the descriptor (`sendfile`), without reading it into memory and without hashing it
+/// again.
+///
+/// The descriptor is read-only and closed when the last holder lets go (the disk tier drops
+/// its reference when the file is evicted; a connection holds one while it sends). Files are
+/// never rewritten in place (a new version is a new file, renamed over the old name), so an
+/// open descriptor always reads the verified bytes.
+public final class OpenImageFile: Sendable {
+    let descriptor: Int32
+    /// Where the body starts in the file, and its length.
+    let bodyOffset: Int
+    let bodyLength: Int
+    /// The image's metadata and heads (its `identity` is empty: the body stays on disk).
+    let image: CachedPage
+
+    /// Opens `path` for reading; nil when it cannot be opened.
+    init?(path: String, bodyOffset: Int, bodyLength: Int, image: CachedPage) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        self.descriptor = descriptor
+        self.bodyOffset = bodyOffset
+        self.bodyLength = bodyLength
+        self.image = image
+    }
+
+    deinit { close(descriptor) }
+}
