@@ -344,6 +344,30 @@ extension IntegrationTests {
             }
         }
 
+        /// One request for a 3 MB answer, then the client reads nothing. The answer is under
+        /// the output bound, so reading never pauses; the write deadline alone must end the
+        /// connection (500 ms without progress), not the idle deadline (20 s).
+        @Test func aClientThatStopsReadingOneLargeAnswerIsDisconnectedAtTheWriteDeadline() async throws {
+            try await TestServer.with(router: TestRoutes.router(), threads: 1, configure: {
+                $0.writeTimeout = .milliseconds(500)
+                $0.idleTimeout = .seconds(20)
+            }) { server in
+                let port = server.port
+                let size = 3_000_000
+                let received = try await offPool { () -> Int in
+                    let client = try RawHTTPClient(port: port, timeout: 5, receiveBufferBytes: 4096)
+                    try client.send("GET /big?size=\(size) HTTP/1.1\r\nHost: x\r\n\r\n")
+                    // Reads nothing for three write deadlines.
+                    Thread.sleep(forTimeInterval: 1.5)
+                    // Throws when the stream does not end within 5 s of reading.
+                    return try client.drainUntilClosed()
+                }
+                #expect(received < size, "received \(received) bytes")
+                let fresh = try await offPool { try RawHTTPClient(port: port).request("GET", "/healthz") }
+                #expect(fresh.status == 200)
+            }
+        }
+
         // MARK: - Connection cap
 
         /// At the cap, a new connection closes an idle keep-alive one to get in.
