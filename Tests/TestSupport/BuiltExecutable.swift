@@ -18,10 +18,17 @@ public struct BuiltExecutable: @unchecked Sendable {
     }
 
     /// Starts product `name` with `arguments`, and `environment` when given (else the tests' own).
-    public init(_ name: String, arguments: [String] = [], environment: [String: String]? = nil) throws {
+    /// With a `launcher` (`["/usr/bin/prlimit", "--nofile=64:64"]`, say), that command runs
+    /// and is given the product's path and `arguments`; it must exec the product.
+    public init(_ name: String, arguments: [String] = [], environment: [String: String]? = nil, launcher: [String] = []) throws {
         process = Process()
-        process.executableURL = Self.url(named: name)
-        process.arguments = arguments
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = launcher.dropFirst() + [Self.url(named: name).path] + arguments
+        } else {
+            process.executableURL = Self.url(named: name)
+            process.arguments = arguments
+        }
         if let environment { process.environment = environment }
         stderr = Pipe()
         process.standardError = stderr

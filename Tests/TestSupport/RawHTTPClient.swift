@@ -27,14 +27,24 @@ public final class RawHTTPClient: @unchecked Sendable {
 
     public struct ClientError: Error, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
-    private let fd: Int32
+    private var fd: Int32
     private var buffer: [UInt8] = []
 
-    public init(port: Int, timeout: Double = 10) throws {
+    /// Connects to 127.0.0.1:`port`. `timeout` bounds every receive and every send;
+    /// `receiveBufferBytes` sets `SO_RCVBUF` before connecting (a small window, for tests of
+    /// a client that reads slowly or not at all).
+    public init(port: Int, timeout: Double = 10, receiveBufferBytes: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket failed") }
+        if var size = receiveBufferBytes.map(Int32.init) {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -43,14 +53,41 @@ public final class RawHTTPClient: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard status == 0 else {
-            close(fd)
-            throw ClientError(description: "connect failed: \(String(cString: strerror(errno)))")
+            let error = ClientError(description: "connect failed: \(String(cString: strerror(errno)))")
+            Glibc.close(fd)
+            fd = -1
+            throw error
         }
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        Self.setTimeouts(fd, timeout)
+        // Each `send` leaves at once: tests that split a request mean the split.
+        var noDelay: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    deinit { close(fd) }
+    /// Wraps a connected stream socket (a socket pair's end, say); the client owns it.
+    public init(connectedSocket: Int32, timeout: Double = 10) {
+        fd = connectedSocket
+        Self.setTimeouts(fd, timeout)
+    }
+
+    private static func setTimeouts(_ fd: Int32, _ timeout: Double) {
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    /// Closes the socket now; with `reset`, abortively (`SO_LINGER` 0: the peer sees RST).
+    public func close(reset: Bool = false) {
+        guard fd >= 0 else { return }
+        if reset {
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        }
+        Glibc.close(fd)
+        fd = -1
+    }
 
     public func send(_ bytes: [UInt8]) throws {
         var offset = 0
@@ -113,6 +150,32 @@ public final class RawHTTPClient: @unchecked Sendable {
             buffer = []
         }
         return response
+    }
+
+    /// Exactly `count` bytes, as they arrived (an interim `100 Continue`, say).
+    public func readBytes(_ count: Int) throws -> [UInt8] {
+        try fill(count)
+        let bytes = Array(buffer[..<count])
+        buffer.removeFirst(count)
+        return bytes
+    }
+
+    /// Reads and discards everything until the server ends the connection (end of stream
+    /// or reset); returns how many bytes that was, with those already buffered. Throws when
+    /// the receive timeout passes first.
+    public func drainUntilClosed() throws -> Int {
+        var total = buffer.count
+        buffer = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if received > 0 {
+                total += received
+                continue
+            }
+            if received == 0 || errno == ECONNRESET { return total }
+            throw ClientError(description: "recv failed after \(total) bytes: \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Whether the server closed the connection (reads end) within the receive timeout.
