@@ -68,3 +68,11 @@ count "cached detail, gzip" "/v1/products/3" -H "Accept-Encoding: gzip"
 count "cached detail, 304" "/v1/products/3" -H "If-None-Match: $(curl -s -D - -o /dev/null "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"
 image=$(curl -s "http://127.0.0.1:$port/v1/products/1" | grep -o '/v1/images/[^"]*' | head -1)
 count "cached image, memory tier" "$image"
+kill "$gateway"
+wait "$gateway" 2>/dev/null || true
+# The disk tier: memory tier off, the image already on disk (cached above).
+LD_PRELOAD="$work/malloc-count.so" "$bin" --port "$port" --threads 1 --log-level "$LOG_LEVEL" \
+    --cache-dir "$work/cache" --image-memory-bytes 0 2>>"$work/gateway.log" &
+gateway=$!
+for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
+count "cached image, disk tier (sendfile)" "$image"

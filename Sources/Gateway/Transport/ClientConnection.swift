@@ -209,7 +209,10 @@ final class ClientConnection: @unchecked Sendable {
     private func processInput() {
         guard !processing else { return }
         processing = true
-        defer { processing = false }
+        defer {
+            processing = false
+            countIdle(isIdle)
+        }
         while true {
             switch phase {
             case .idle, .head, .body: break
@@ -225,7 +228,7 @@ final class ClientConnection: @unchecked Sendable {
                 end = 0
                 if input.count > Self.initialBuffer * 4 { input = [UInt8](repeating: 0, count: Self.initialBuffer) }
                 resumeReading()
-                arm(.idle)
+                armReading(.idle)
                 return
             }
             let result = input.withUnsafeMutableBytes { bytes in
@@ -235,10 +238,9 @@ final class ClientConnection: @unchecked Sendable {
             case .needMore:
                 if phase == .idle {
                     phase = .head
-                    arm(.head)
-                } else if phase == .body {
-                    arm(.body)
+                    headStarted = .now
                 }
+                armReading(phase == .head ? .head : .body)
                 resumeReading()
                 return
             case .head(let head):
@@ -250,7 +252,7 @@ final class ClientConnection: @unchecked Sendable {
                 if head.expectsContinue && head.minorVersion >= 1 && end - start == head.length {
                     send(raw: HTTPStatus.continueResponse)
                 }
-                arm(.body)
+                armReading(.body)
             case .complete(let message):
                 if !answerStored(message) { dispatch(message) }
             case .failure(let error):
@@ -265,7 +267,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Hands one complete request to the router. The answer comes back through `respond`,
     /// on the spot or later.
     private func dispatch(_ message: RequestMessage) {
-        disarm()
+        disarmReading()
         phase = .handling
         let core = server.core
         let started = ContinuousClock.now
@@ -333,7 +335,7 @@ final class ClientConnection: @unchecked Sendable {
             server.head = answer.head
             return false
         }
-        disarm()
+        disarmReading()
         start += message.length
         let closeAfter = !message.head.keepAlive || core.draining.load(ordering: .relaxed)
         answer.append(server.currentDateField())
@@ -412,7 +414,7 @@ final class ClientConnection: @unchecked Sendable {
     /// the client's when the head got far enough to carry an acceptable one.
     private func refuse(_ problem: GatewayError) {
         guard phase != .closed && phase != .lingering && phase != .closing else { return }
-        disarm()
+        disarmReading()
         // What the head showed before it failed: the client's request id, and HEAD (whose
         // answer has no content).
         let (clientID, isHead): (String?, Bool) = input.withUnsafeBytes { all in
@@ -693,9 +695,21 @@ final class ClientConnection: @unchecked Sendable {
         close()
     }
 
+    /// Whether this connection is counted in its loop's `idleConnections`.
+    private var countedIdle = false
+
+    /// Keeps the loop's count of idle connections (read by other loops at the connection
+    /// cap) in step with this connection.
+    private func countIdle(_ idle: Bool) {
+        guard idle != countedIdle else { return }
+        countedIdle = idle
+        server.idleConnections.add(idle ? 1 : -1, ordering: .relaxed)
+    }
+
     /// Closes the socket and frees the events. Idempotent; on the loop thread.
     func close() {
         guard phase != .closed else { return }
+        countIdle(false)
         phase = .closed
         if let readEvent { event_free(readEvent) }
         if let writeEvent { event_free(writeEvent) }
@@ -713,19 +727,34 @@ final class ClientConnection: @unchecked Sendable {
 
     // MARK: - Deadlines
 
+    /// When the current request's head began (its deadline counts from there).
+    private var headStarted = ContinuousClock.Instant.now
+
+    /// Arms a reading deadline (idle, head, body), unless output is still queued: then the
+    /// write deadline stands, and `flush` re-arms the reading one once everything is out.
+    private func armReading(_ kind: Deadline) {
+        guard !hasPendingOutput else { return }
+        arm(kind)
+    }
+
+    /// Cancels a reading deadline; a write deadline (output still queued) stands.
+    private func disarmReading() {
+        guard deadline != .write else { return }
+        disarm()
+    }
+
     private func arm(_ kind: Deadline) {
         let configuration = server.core.configuration
         let duration: Duration
         switch kind {
         case .none: return disarm()
         case .idle: duration = configuration.idleTimeout
-        case .head: duration = configuration.headerTimeout
+        // The head deadline runs from the head's first byte: re-arming never extends it.
+        case .head: duration = max(.zero, configuration.headerTimeout - (.now - headStarted))
         case .body: duration = configuration.bodyTimeout
         case .write: duration = configuration.writeTimeout
         case .linger: duration = Self.lingerTime
         }
-        // The head deadline runs from the head's first byte: it is not pushed back.
-        if kind == .head && deadline == .head { return }
         deadline = kind
         var tv = timeval(duration)
         event_add(timer, &tv)

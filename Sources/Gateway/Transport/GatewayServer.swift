@@ -63,6 +63,7 @@ public final class GatewayServer: Sendable {
                 throw error
             }
         }
+        for serverLoop in loops { serverLoop.siblings = loops }
         for serverLoop in loops { serverLoop.loop.start() }
         let boundPort = port
         state.withLock { state in

@@ -2,6 +2,7 @@ import CEvent
 import Glibc
 import HTTPCodec
 import Logging
+import Synchronization
 
 /// One event loop's share of the server: its listener, its client connections, and what
 /// they reuse (the response-head buffer, the Date field, the origin client, metrics).
@@ -22,6 +23,10 @@ final class ServerLoop: @unchecked Sendable {
     var head: [UInt8] = []
     /// `Date: <IMF-fixdate>\r\n`, rebuilt when the second changes.
     private(set) var dateField = DateField()
+    /// Connections of this loop waiting between requests; read by the other loops.
+    let idleConnections = Atomic<Int>(0)
+    /// Every loop of the server (this one too), set before the loops start.
+    var siblings: [ServerLoop] = []
 
     /// Sets up the loop's share and starts accepting on `socket` (already listening).
     init(loop: EventLoop, core: ServerCore, socket: Int32, originTLS: TLSContext?) throws(TransportError) {
@@ -46,8 +51,13 @@ final class ServerLoop: @unchecked Sendable {
     /// and no idle connection of this loop can make room.
     func accepted(_ fd: Int32, peer: String) {
         if core.connections.load(ordering: .relaxed) >= core.configuration.maxConnections && !closeOneIdleConnection() {
-            ConnectionListener.refuse(fd, response: Self.overCapacityResponse)
-            return
+            // Another loop may have an idle connection: it closes one soon, and this one is
+            // served meanwhile (so in a burst the cap may be passed by up to one accept batch).
+            guard let other = siblings.first(where: { $0 !== self && $0.idleConnections.load(ordering: .relaxed) > 0 }) else {
+                ConnectionListener.refuse(fd, response: Self.overCapacityResponse)
+                return
+            }
+            other.loop.post { _ = other.closeOneIdleConnection() }
         }
         var ssl: OpaquePointer?
         if let tls = core.configuration.tls {
@@ -94,6 +104,7 @@ final class ServerLoop: @unchecked Sendable {
 
     /// Closes every connection and the listener. On the loop thread, or after it ended.
     func free() {
+        siblings = []
         listener?.close()
         listener = nil
         for connection in Array(connections.values) {

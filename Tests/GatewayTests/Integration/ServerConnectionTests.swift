@@ -370,9 +370,11 @@ extension IntegrationTests {
 
         // MARK: - Connection cap
 
-        /// At the cap, a new connection closes an idle keep-alive one to get in.
-        @Test func anIdleConnectionMakesRoomAtTheConnectionCap() async throws {
-            try await TestServer.with(router: TestRoutes.router(), threads: 1, configure: { $0.maxConnections = 4 }) { server in
+        /// At the cap, a new connection closes an idle keep-alive one to get in, on its own
+        /// loop or (with two loops) on the other.
+        @Test(arguments: [1, 2])
+        func anIdleConnectionMakesRoomAtTheConnectionCap(threads: Int) async throws {
+            try await TestServer.with(router: TestRoutes.router(), threads: threads, configure: { $0.maxConnections = 4 }) { server in
                 let port = server.port
                 try await offPool {
                     let idle = try (0..<4).map { _ in try RawHTTPClient(port: port, timeout: 5) }
