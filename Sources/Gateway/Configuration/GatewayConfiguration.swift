@@ -3,14 +3,14 @@ import Foundation
 import Glibc
 #endif
 
-/// Every setting of the server, with the defaults a production gateway wants. The server
-/// applies all of them to libevent explicitly, so nothing depends on libevent's defaults.
+/// Every setting of the server, with the defaults a production gateway wants.
 public struct GatewayConfiguration: Sendable {
     /// Address to listen on (`0.0.0.0`, `::`, `127.0.0.1`, or a host name resolved at start).
     public var host: String = "0.0.0.0"
     /// Port to listen on; 0 picks a free one (tests), readable from `GatewayServer.port`.
     public var port: Int = 8080
-    /// Event loops, each with its own thread, event_base and evhttp, all on one port.
+    /// Event loops, each with its own thread, event_base, listening socket and connections,
+    /// all on one port.
     public var threads: Int = GatewayConfiguration.defaultThreads
     /// The origin's base URL; nil runs the gateway on its embedded demo origin.
     public var origin: String?

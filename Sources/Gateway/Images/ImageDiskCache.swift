@@ -98,6 +98,13 @@ final class ImageDiskCache: Sendable {
             let name = Self.fileName(for: url)
             guard index.withLock({ $0.get(name) }) != nil else { return completion(nil) }
             let path = directory.appendingPathComponent(name).path
+            // Verified when it entered the tier: read the body from the open file, unhashed.
+            if let open = openFile(url), let body = open.readBody() {
+                return completion(
+                    CachedPage(
+                        status: 200, contentType: open.image.contentType, identity: body, gzip: nil, storedAt: .now,
+                        timeToLive: open.image.timeToLive, etag: open.image.etag))
+            }
             guard let data = FileManager.default.contents(atPath: path), let (type, body) = ImageFileFormat.decode([UInt8](data)) else {
                 index.withLock { _ = $0.remove(name) }
                 forget(name)

@@ -28,4 +28,17 @@ public final class OpenImageFile: Sendable {
     }
 
     deinit { close(descriptor) }
+
+    /// The whole body, read with `pread` (the descriptor's offset is never used). Blocks on
+    /// the disk: call it on the disk queue only. Nil when the file is shorter than it should be.
+    func readBody() -> [UInt8]? {
+        var body = [UInt8](repeating: 0, count: bodyLength)
+        var done = 0
+        while done < bodyLength {
+            let count = body.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, bodyLength - done, off_t(bodyOffset + done)) }
+            guard count > 0 else { return nil }
+            done += count
+        }
+        return body
+    }
 }

@@ -5,9 +5,9 @@ import Synchronization
 
 /// One libevent `event_base` and the dedicated thread that runs it.
 ///
-/// Invariant: `base` and every libevent object created on it (evhttp, connections, events)
-/// are used only on this loop's thread once `start()` has been called; before that, only
-/// the thread that created the loop sets it up. Other threads hand work over with `post`.
+/// Invariant: `base` and every libevent object created on it (connections, events, the
+/// origin client's evhttp connections) are used only on this loop's thread once `start()`
+/// has been called; before that, only the thread that created the loop sets it up. Other threads hand work over with `post`.
 public final class EventLoop: @unchecked Sendable {
     /// Owned by this loop; freed in deinit after the thread has ended.
     let base: OpaquePointer
@@ -23,8 +23,9 @@ public final class EventLoop: @unchecked Sendable {
         self.name = name
         guard let config = event_config_new() else { throw TransportError("event_config_new failed") }
         defer { event_config_free(config) }
-        // evhttp switches a connection's read and write interest several times per request;
-        // the changelist folds those into at most one epoll_ctl per fd per loop turn.
+        // A connection's read interest pauses while a handler works, and the origin client
+        // (evhttp) switches interest several times per request; the changelist folds those
+        // into at most one epoll_ctl per fd per loop turn.
         event_config_set_flag(config, Int32(EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST.rawValue))
         guard let base = event_base_new_with_config(config) else { throw TransportError("event_base_new failed") }
         self.base = base

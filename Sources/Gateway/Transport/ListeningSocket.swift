@@ -1,8 +1,8 @@
 import CEvent
 import Glibc
 
-/// Listening sockets made by hand, because `SO_REUSEPORT` must be set before `bind` and
-/// evhttp's own bind helpers set it too late. Each loop gets its own socket on the same
+/// Listening sockets made by hand, because `SO_REUSEPORT` must be set before `bind`
+/// (libevent's listener helpers set it too late). Each loop gets its own socket on the same
 /// port, and the kernel spreads new connections across them.
 enum ListeningSocket {
     /// A non-blocking, close-on-exec socket bound to `host`:`port` and listening.
