@@ -142,7 +142,9 @@ final class ClientConnection: @unchecked Sendable {
         var total = 0
         while true {
             guard makeRoom() else {
-                refuse(.headTooLarge)
+                // Only a chunked body's framing (many small chunks with long extensions)
+                // can get here: heads and declared lengths are refused before.
+                refuse(phase == .body ? .bodyTooLarge : .headTooLarge)
                 return -1
             }
             let room = min(input.count - end, Self.readChunk)
