@@ -184,6 +184,7 @@ public struct RequestDecoder: Sendable {
         if let error = finishHead(bytes) { return fail(error) }
         if head.chunked {
             cursor = end
+            lineScanned = end
             written = end
             phase = .chunkSize
             return .head(head)
@@ -414,7 +415,7 @@ public struct RequestDecoder: Sendable {
             switch phase {
             case .chunkSize:
                 let bytes = UnsafeRawBufferPointer(buffer)
-                guard let lf = Self.lineFeed(in: bytes, from: cursor, limit: Self.maxChunkLineBytes) else {
+                guard let lf = lineFeed(in: bytes, lineStart: cursor, limit: Self.maxChunkLineBytes) else {
                     return count - cursor > Self.maxChunkLineBytes ? fail(.invalidChunkSize) : .needMore
                 }
                 guard lf > cursor, bytes[lf - 1] == ASCII.cr else { return fail(.bareLineFeed) }
@@ -450,7 +451,7 @@ public struct RequestDecoder: Sendable {
             case .trailers(let seen):
                 let bytes = UnsafeRawBufferPointer(buffer)
                 let room = limits.maxHeadBytes - seen
-                guard let lf = Self.lineFeed(in: bytes, from: cursor, limit: room) else {
+                guard let lf = lineFeed(in: bytes, lineStart: cursor, limit: room) else {
                     return count - cursor > room ? fail(.headTooLarge) : .needMore
                 }
                 guard lf > cursor, bytes[lf - 1] == ASCII.cr else { return fail(.bareLineFeed) }
@@ -470,13 +471,23 @@ public struct RequestDecoder: Sendable {
     }
 
     /// The offset of the first LF at or after `start`, looking at most `limit` bytes ahead.
-    private static func lineFeed(in bytes: UnsafeRawBufferPointer, from start: Int, limit: Int) -> Int? {
-        let end = min(bytes.count, start + limit + 1)
-        var index = start
+    /// Chunked: how far the current chunk-size or trailer line was searched for its LF, so
+    /// a line that arrives a byte at a time is not searched again from its start.
+    private var lineScanned = 0
+
+    /// The offset of the first LF of the line at `lineStart`, looking at most `limit` bytes
+    /// ahead of it; resumes where the last call for the same line stopped.
+    private mutating func lineFeed(in bytes: UnsafeRawBufferPointer, lineStart: Int, limit: Int) -> Int? {
+        let end = min(bytes.count, lineStart + limit + 1)
+        var index = max(lineStart, lineScanned)
         while index < end {
-            if bytes[index] == ASCII.lf { return index }
+            if bytes[index] == ASCII.lf {
+                lineScanned = index + 1
+                return index
+            }
             index += 1
         }
+        lineScanned = index
         return nil
     }
 

@@ -89,6 +89,12 @@ public final class RawHTTPClient: @unchecked Sendable {
         fd = -1
     }
 
+    /// Half-closes: the server sees end of stream, and answers can still be read.
+    public func finishSending() {
+        guard fd >= 0 else { return }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {

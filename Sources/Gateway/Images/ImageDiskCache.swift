@@ -41,12 +41,19 @@ final class ImageDiskCache: Sendable {
         openFiles.get(url)
     }
 
+    /// Counts a hit served from `file` as use, so the tier's least-recently-used order
+    /// follows what is served (the file's modification time, the order after a restart, is
+    /// refreshed only by reads on the disk queue). Any thread; no disk access.
+    func noteHit(_ file: OpenImageFile) {
+        index.withLock { _ = $0.get(file.name) }
+    }
+
     /// Keeps `path` open for `url` once its bytes were verified. On the disk queue.
     private func keepOpen(_ url: String, name: String, path: String, image: CachedPage, bodyLength: Int) {
         let heads = CachedPage(
             status: 200, contentType: image.contentType, identity: [], gzip: nil, storedAt: .now,
             timeToLive: image.timeToLive, etag: image.etag)
-        guard let file = OpenImageFile(path: path, bodyOffset: ImageFileFormat.headerSize, bodyLength: bodyLength, image: heads)
+        guard let file = OpenImageFile(path: path, name: name, bodyOffset: ImageFileFormat.headerSize, bodyLength: bodyLength, image: heads)
         else { return }
         openFiles.insert(file, url: url, name: name)
     }

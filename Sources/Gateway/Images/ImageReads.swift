@@ -72,8 +72,9 @@ public final class ImageReads: Sendable {
             metrics.cacheEvent("hit", cache: "image_memory")
             image = inMemory
             file = nil
-        } else if answer.filesAllowed, let open = disk?.openFile(url) {
+        } else if answer.filesAllowed, let disk, let open = disk.openFile(url) {
             metrics.cacheEvent("hit", cache: "image_disk")
+            disk.noteHit(open)
             image = open.image
             file = open
         } else {

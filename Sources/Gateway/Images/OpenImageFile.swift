@@ -16,12 +16,15 @@ public final class OpenImageFile: Sendable {
     let bodyLength: Int
     /// The image's metadata and heads (its `identity` is empty: the body stays on disk).
     let image: CachedPage
+    /// The file's name in the disk tier (for recency on hits).
+    let name: String
 
     /// Opens `path` for reading; nil when it cannot be opened.
-    init?(path: String, bodyOffset: Int, bodyLength: Int, image: CachedPage) {
+    init?(path: String, name: String, bodyOffset: Int, bodyLength: Int, image: CachedPage) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         self.descriptor = descriptor
+        self.name = name
         self.bodyOffset = bodyOffset
         self.bodyLength = bodyLength
         self.image = image

@@ -124,15 +124,34 @@ final class ClientConnection: @unchecked Sendable {
             discardInput()
             return
         }
-        guard phase != .closed && phase != .closing && phase != .handling else { return }
+        guard phase != .closed else { return }
+        guard phase != .closing && phase != .handling else {
+            // Nothing is read now: stop the (level-triggered) event instead of spinning on it.
+            pauseReading()
+            return
+        }
         let received = receive()
         if received == 0 {
-            // End of stream: the client is done (half-closed or gone). Nothing pending is
-            // answered: a partial request never will be complete.
-            close()
+            // End of stream: the client sends no more (half-closed or gone). Requests already
+            // buffered are still answered and queued answers still sent; then it closes.
+            inputClosed = true
+            pauseReading()
+            processInput()
             return
         }
         if received > 0 { processInput() }
+    }
+
+    /// The client's end of stream arrived.
+    private var inputClosed = false
+
+    /// After end of stream with nothing left to answer: close once the output is out.
+    private func endAfterOutput() {
+        if hasPendingOutput {
+            phase = .closing
+        } else {
+            close()
+        }
     }
 
     /// Reads once (TLS: until the session has no more decrypted bytes) into the buffer.
@@ -225,6 +244,10 @@ final class ClientConnection: @unchecked Sendable {
                 pauseReading()
                 return
             }
+            if start == end && phase == .idle && inputClosed {
+                endAfterOutput()
+                return
+            }
             if start == end && phase == .idle {
                 start = 0
                 end = 0
@@ -238,6 +261,11 @@ final class ClientConnection: @unchecked Sendable {
             }
             switch result {
             case .needMore:
+                if inputClosed {
+                    // A request that never will be complete.
+                    endAfterOutput()
+                    return
+                }
                 if phase == .idle {
                     phase = .head
                     headStarted = .now
@@ -366,6 +394,7 @@ final class ClientConnection: @unchecked Sendable {
         if phase == .closed { return true }
         if closeAfter {
             phase = .closing
+            pauseReading()
             if !hasPendingOutput { finishClosing() }
         } else {
             phase = .idle
@@ -478,6 +507,7 @@ final class ClientConnection: @unchecked Sendable {
         if phase == .closed { return }
         if closeAfter {
             phase = .closing
+            pauseReading()
             if !hasPendingOutput { finishClosing() }
             return
         }
@@ -583,6 +613,10 @@ final class ClientConnection: @unchecked Sendable {
                     arm(.write)
                 case SSL_ERROR_WANT_READ:
                     writeWantsRead = true
+                    if readPaused {
+                        readPaused = false
+                        event_add(readEvent, nil)
+                    }
                     arm(.write)
                 default:
                     ERR_clear_error()
@@ -624,6 +658,9 @@ final class ClientConnection: @unchecked Sendable {
         case .idle, .head, .body:
             disarm()
             if !processing { processInput() }
+        case .handling:
+            // The handler's answer is still to come: no deadline of the client's runs now.
+            disarm()
         default: break
         }
     }
@@ -657,7 +694,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func resumeReading() {
-        guard readPaused else { return }
+        guard readPaused, !inputClosed else { return }
         readPaused = false
         event_add(readEvent, nil)
     }
@@ -669,6 +706,10 @@ final class ClientConnection: @unchecked Sendable {
     private func finishClosing() {
         if let ssl { SSL_shutdown(ssl) }
         Glibc.shutdown(fd, Int32(SHUT_WR))
+        if inputClosed {
+            close()
+            return
+        }
         phase = .lingering
         lingerBudget = Self.lingerBytes
         resumeReading()
@@ -723,6 +764,7 @@ final class ClientConnection: @unchecked Sendable {
         ssl = nil
         Glibc.close(fd)
         pending = []
+        pendingFile = nil
         input = []
         server.removed(self)
     }
