@@ -557,35 +557,31 @@ struct TransferCodings {
     var endsWithChunked = false
     var hasOtherCoding = false
 
-    /// Adds one field's codings; false when an element is not a token (parameters after
-    /// `;` are allowed on codings other than chunked).
+    /// Adds one field's codings; false when an element is empty (`chunked,`: refused here,
+    /// unlike in other lists, because the framing must read one way only) or does not start
+    /// with a token (parameters after `;` are allowed on codings other than chunked).
     mutating func add(_ value: ByteRange, in bytes: UnsafeRawBufferPointer) -> Bool {
         present = true
-        var valid = true
-        var any = false
-        // An empty element (`chunked,`) is refused here, unlike in other lists: the framing
-        // must read one way only.
         var index = value.lowerBound
-        while index < value.upperBound {
-            var next = index
-            while next < value.upperBound && bytes[next] != ASCII.comma { next += 1 }
-            if !(index..<next).contains(where: { !ASCII.isWhitespace(bytes[$0]) }) { valid = false }
-            index = next + 1
-        }
-        if value.upperBound > value.lowerBound && bytes[value.upperBound - 1] == ASCII.comma { valid = false }
-        RequestDecoder.forEachElement(value, in: bytes) { element in
-            any = true
-            var nameEnd = element.lowerBound
-            while nameEnd < element.upperBound && ASCII.isToken(bytes[nameEnd]) { nameEnd += 1 }
-            if nameEnd == element.lowerBound { valid = false }
-            if ByteRange(element.lowerBound, nameEnd).equalsIgnoringCase("chunked", in: bytes) && nameEnd == element.upperBound {
+        while true {
+            var end = index
+            while end < value.upperBound && bytes[end] != ASCII.comma { end += 1 }
+            var first = index
+            var last = end
+            while first < last && ASCII.isWhitespace(bytes[first]) { first += 1 }
+            while last > first && ASCII.isWhitespace(bytes[last - 1]) { last -= 1 }
+            var nameEnd = first
+            while nameEnd < last && ASCII.isToken(bytes[nameEnd]) { nameEnd += 1 }
+            guard nameEnd > first else { return false }
+            if nameEnd == last && ByteRange(first, nameEnd).equalsIgnoringCase("chunked", in: bytes) {
                 chunkedCount += 1
                 endsWithChunked = true
             } else {
                 hasOtherCoding = true
                 endsWithChunked = false
             }
+            if end == value.upperBound { return true }
+            index = end + 1
         }
-        return valid && any
     }
 }

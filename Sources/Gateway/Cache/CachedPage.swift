@@ -10,7 +10,7 @@ public struct CachedPage: Sendable, Equatable {
     /// Strong validator of the identity bytes, quoted (`"3f2a…"`).
     public let etag: String
     /// Strong validator of the gzip bytes: the identity tag with `-gzip` before the quote.
-    public var gzipETag: String { String(etag.dropLast()) + "-gzip\"" }
+    public let gzipETag: String
     public let storedAt: ContinuousClock.Instant
     /// How long it is fresh.
     public let timeToLive: Duration
@@ -34,6 +34,7 @@ public struct CachedPage: Sendable, Equatable {
         self.storedAt = storedAt
         self.timeToLive = timeToLive
         let gzipETag = String(etag.dropLast()) + "-gzip\""
+        self.gzipETag = gzipETag
         heads = StoredHeads(status: status, contentType: contentType, etag: etag, gzipETag: gzip == nil ? nil : gzipETag, fields: fields)
         etagBytes = Array(etag.utf8)
         gzipETagBytes = Array(gzipETag.utf8)

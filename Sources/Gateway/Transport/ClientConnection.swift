@@ -313,13 +313,13 @@ final class ClientConnection: @unchecked Sendable {
             keepAlive: keepAlive, http10: message.head.minorVersion == 0)
         core.inFlight.add(1, ordering: .relaxed)
         let responder = Responder(sink: exchange, requestID: request.requestID)
-        if request.unknownMethod != nil {
+        if let unknown = request.unknownMethod {
             exchange.route = "unmatched"
             if let allowed = core.router.allowedMethods(path: request.path) {
                 exchange.route = allowed.pattern
-                responder.fail(GatewayError.methodNotAllowed(request.unknownMethod ?? "", allowed: allowed.methods))
+                responder.fail(GatewayError.methodNotAllowed(unknown, allowed: allowed.methods))
             } else {
-                responder.fail(GatewayError(status: 501, detail: "The method \(request.unknownMethod ?? "") is not implemented."))
+                responder.fail(GatewayError(status: 501, detail: "The method \(unknown) is not implemented."))
             }
         } else {
             let resolution = core.router.resolve(request)
@@ -342,6 +342,7 @@ final class ClientConnection: @unchecked Sendable {
         answer.head.removeAll(keepingCapacity: true)
         var isHead = false
         var pathForLog = ""
+        var idRange = 0..<0
         let logs = core.logger.logLevel <= .info
         let label: String? = input.withUnsafeBytes { all in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
@@ -353,11 +354,13 @@ final class ClientConnection: @unchecked Sendable {
             if logs { pathForLog = String(decoding: request.path, as: UTF8.self) }
             // The per-request fields: the client's id or a new one, then Date and length.
             answer.append(Self.requestIDName)
+            let idStart = answer.head.count
             if let id = request.acceptableRequestID {
                 answer.head.append(contentsOf: id)
             } else {
                 RequestID.appendGenerated(to: &answer.head)
             }
+            idRange = idStart..<answer.head.count
             answer.head.append(contentsOf: ResponseHeadWriter.crlf)
             return label
         }
@@ -389,7 +392,11 @@ final class ClientConnection: @unchecked Sendable {
         server.requestMetrics.record(
             route: label, method: method, status: answer.status, duration: elapsed, sentBytes: isHead ? 0 : bodyLength,
             uncompressedBytes: isHead ? 0 : answer.gzipOf ?? bodyLength, gzip: answer.gzipOf != nil)
-        if logs { logStored(answer.head, method: method, path: pathForLog, status: answer.status, elapsed: elapsed) }
+        if logs {
+            ServerExchange.log(
+                core.logger, method: method, path: pathForLog, status: answer.status,
+                requestID: String(decoding: answer.head[idRange], as: UTF8.self), elapsed: elapsed)
+        }
         server.head = answer.head
         if phase == .closed { return true }
         if closeAfter {
@@ -400,15 +407,6 @@ final class ClientConnection: @unchecked Sendable {
             phase = .idle
         }
         return true
-    }
-
-    /// The access-log line of a stored answer (only when `info` is on: it allocates).
-    private func logStored(_ head: [UInt8], method: HTTPMethod, path: String, status: Int, elapsed: Duration) {
-        let text = String(decoding: head, as: UTF8.self)
-        let id = text.split(separator: "\r\n").first { $0.hasPrefix("X-Request-ID: ") }.map { String($0.dropFirst(14)) } ?? "-"
-        server.core.logger.info(
-            "\(method.rawValue) \(path) \(status)",
-            metadata: ["request_id": .string(id), "duration_ms": .string(ServerExchange.milliseconds(elapsed))])
     }
 
     private static let requestIDName: [UInt8] = Array("X-Request-ID: ".utf8)

@@ -77,18 +77,20 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
             route: route, method: method, status: response.status, duration: elapsed,
             sentBytes: sentBody ? response.body.count : 0, uncompressedBytes: sentBody ? uncompressedBytes : 0,
             gzip: response.headers.contains("Content-Encoding"))
-        server.core.logger.info(
-            "\(method.rawValue) \(path) \(response.status)",
-            metadata: [
-                "request_id": .string(requestID),
-                "duration_ms": .string(Self.milliseconds(elapsed)),
-            ])
+        Self.log(server.core.logger, method: method, path: path, status: response.status, requestID: requestID, elapsed: elapsed)
         // Logged first: once the bytes are out, a client may act on the answer at once.
         connection.respond(response, exchange: self)
         server.core.inFlight.subtract(1, ordering: .relaxed)
     }
 
-    static func milliseconds(_ duration: Duration) -> String {
+    /// The access-log line of one answer (at `info`; swift-log builds it only then).
+    static func log(_ logger: Logger, method: HTTPMethod, path: String, status: Int, requestID: String, elapsed: Duration) {
+        logger.info(
+            "\(method.rawValue) \(path) \(status)",
+            metadata: ["request_id": .string(requestID), "duration_ms": .string(milliseconds(elapsed))])
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
         let whole = micros / 1000
