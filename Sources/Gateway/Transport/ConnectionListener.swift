@@ -101,6 +101,11 @@ final class ConnectionListener {
         Glibc.close(fd)
     }
 
+    /// The text `inet_ntop` wrote, up to its NUL.
+    private static func string(_ text: [CChar]) -> String {
+        String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// `address:port` of a peer (IPv6 addresses in brackets).
     static func describe(_ storage: sockaddr_storage) -> String {
         var storage = storage
@@ -111,7 +116,7 @@ final class ConnectionListener {
                 $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
                     var raw = address.pointee.sin_addr
                     inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
-                    return "\(String(cString: text)):\(UInt16(bigEndian: address.pointee.sin_port))"
+                    return "\(Self.string(text)):\(UInt16(bigEndian: address.pointee.sin_port))"
                 }
             }
         case AF_INET6:
@@ -119,7 +124,7 @@ final class ConnectionListener {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
                     var raw = address.pointee.sin6_addr
                     inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
-                    return "[\(String(cString: text))]:\(UInt16(bigEndian: address.pointee.sin6_port))"
+                    return "[\(Self.string(text))]:\(UInt16(bigEndian: address.pointee.sin6_port))"
                 }
             }
         default:
