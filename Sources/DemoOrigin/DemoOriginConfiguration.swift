@@ -1,4 +1,5 @@
 import Foundation
+import GatewayModels
 
 /// How a ``DemoOrigin`` runs.
 public struct DemoOriginConfiguration: Sendable {
@@ -19,6 +20,14 @@ public struct DemoOriginConfiguration: Sendable {
     public var shutdownGrace: Duration = .seconds(2)
     /// How long a client connection may stay silent.
     public var idleTimeout: Duration = .seconds(30)
+    /// Which Open Market API it serves: `.v1` (`/items/{page}`, `/item/{id}`), or `.v2` /
+    /// `.v2b` (`/healthChecker`, `/api/products…`); the other generations' routes are 404.
+    public var generation: OriginGeneration = .v1
+    /// v2b only: a list page holds rows `[0, limit)` instead of `[offset, limit)`, as one live
+    /// capture of the real server did (`page_no=3&items_per_page=20` gave 60 items).
+    public var pagingQuirk = false
+    /// The vendors v2/v2b writes authenticate as (`identifier` header, `secret` in the body).
+    public var vendors: [DemoVendor] = DemoVendor.demo
 
     public init() {}
 }

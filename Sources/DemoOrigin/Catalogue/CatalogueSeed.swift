@@ -8,12 +8,18 @@ import GatewayModels
 ///
 /// The generated items mix Korean and English titles; KRW, USD (with cents), JPY and BHD
 /// (three decimals); a discount on every fourth; sold-out items; stocks up to 10^12; and one
-/// to five images each. Every seeded item's password is ``password``.
+/// to five images each. Every seeded item's password is ``password``. Items belong to
+/// vendor 1 except every fifth id (5, 10, 15, …), which belongs to vendor 2 (``vendorID(for:)``).
 public enum CatalogueSeed {
     /// The password of every seeded item.
     public static let password = "password"
     /// Items generated after the 20 sample items.
     static let generatedCount = 107
+
+    /// The vendor of seeded item `id`: 2 for multiples of 5 (25 of the 127), 1 for the rest.
+    public static func vendorID(for id: Int64) -> Int64 {
+        id % 5 == 0 ? 2 : 1
+    }
 
     /// All seeded items, ascending by id.
     public static func items() -> [DemoItem] {
@@ -31,7 +37,7 @@ public enum CatalogueSeed {
                 descriptions: sample.id == detail.id ? detail.descriptions ?? "" : "\(sample.title): Open Market 데모 카탈로그의 상품입니다.",
                 price: sample.price, currency: sample.currency, stock: sample.stock, discountedPrice: sample.discountedPrice,
                 registrationDate: sample.registrationDate, password: password,
-                images: Array(repeating: .generated, count: max(1, sample.thumbnails.count)))
+                images: Array(repeating: .generated, count: max(1, sample.thumbnails.count)), vendorID: vendorID(for: sample.id))
         }
     }
 
@@ -67,7 +73,7 @@ public enum CatalogueSeed {
         return DemoItem(
             id: id, title: title, descriptions: descriptions, price: price, currency: currency, stock: stock,
             discountedPrice: discounted, registrationDate: registration, password: password,
-            images: Array(repeating: .generated, count: index % 5 + 1))
+            images: Array(repeating: .generated, count: index % 5 + 1), vendorID: vendorID(for: id))
     }
 
     /// A price in the currency's own range and precision.

@@ -15,7 +15,8 @@ import GatewayModels
 ///
 /// `discounted_price` is optional; `image_count` (1 to 5) generated PNG images are served
 /// for the item (uploaded image bytes are not kept in the file). Ids must be positive and
-/// unique; new items get ids after the largest.
+/// unique; new items get ids after the largest. `vendor_id` (the owning ``DemoVendor``'s
+/// id, for v2/v2b) is optional: 1 when absent, and written last, only when it is not 1.
 public enum DataFile {
     /// The items in `bytes`.
     /// - Throws: ``DataFileError`` naming the first problem.
@@ -30,12 +31,16 @@ public enum DataFile {
                 }
                 let id = try reader.int64("id")
                 guard id > 0 else { throw JSONShapeError(path: "\(reader.path).id", reason: "expected a positive integer") }
+                let vendorID = try reader.int64IfPresent("vendor_id") ?? 1
+                guard vendorID > 0 else {
+                    throw JSONShapeError(path: "\(reader.path).vendor_id", reason: "expected a positive integer")
+                }
                 return DemoItem(
                     id: id, title: try reader.string("title"), descriptions: try reader.string("descriptions"),
                     price: try reader.decimal("price"), currency: try reader.string("currency"), stock: try reader.int64("stock"),
                     discountedPrice: try reader.decimalIfPresent("discounted_price"),
                     registrationDate: try reader.decimal("registration_date"), password: try reader.string("password"),
-                    images: Array(repeating: .generated, count: Int(imageCount)))
+                    images: Array(repeating: .generated, count: Int(imageCount)), vendorID: vendorID)
             }
         } catch let error as JSONParser.Failure {
             throw DataFileError(description: error.description)
@@ -81,6 +86,7 @@ public enum DataFile {
             writer.key("registration_date"); writer.decimal(item.registrationDate)
             writer.key("password"); writer.string(item.password)
             writer.key("image_count"); writer.integer(Int64(item.images.count))
+            if item.vendorID != 1 { writer.key("vendor_id"); writer.integer(item.vendorID) }
             writer.endObject()
         }
         writer.endArray()

@@ -48,6 +48,14 @@ import Testing
             registrationDate: Decimal(string: "1622592061.131376")!, password: "password", images: [.generated, .generated]))
     }
 
+    @Test func everyFifthItemBelongsToVendorTwo() {
+        let items = CatalogueSeed.items()
+        #expect(items.filter { $0.vendorID == 2 }.map(\.id) == Array(stride(from: 5, through: 125, by: 5)))
+        #expect(items.filter { $0.vendorID == 1 }.count == 102)
+        #expect(DemoVendor.demo.map(\.id) == [1, 2])
+        #expect(Set(DemoVendor.demo.map(\.identifier)).count == 2)
+    }
+
     @Test func seedCoversCurrenciesDiscountsStockAndLanguages() {
         let items = CatalogueSeed.items()
         #expect(Set(items.map(\.currency)) == ["KRW", "USD", "JPY", "BHD"])
