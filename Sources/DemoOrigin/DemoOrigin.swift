@@ -3,10 +3,12 @@ import Gateway
 import Logging
 import Synchronization
 
-/// A stand-in for the Open Market v1 origin (`camp-open-market-2.herokuapp.com`, 2021) on
-/// the gateway's own libevent transport, one loop: the v1 API over a seeded in-memory
-/// catalogue, PNG images served like an object store, request counters, and fault switches
-/// (latency, 500s, dropped connections, down) for tests and benchmarks.
+/// A stand-in for the Open Market origin on the gateway's own libevent transport, one loop:
+/// the API of the configured generation (``DemoOriginConfiguration/generation``: v1
+/// `camp-open-market-2.herokuapp.com` 2021, v2 `market-training.yagom-academy.kr` 2022, or
+/// v2b `openmarket.yagom-academy.kr`) over a seeded in-memory catalogue, PNG images served
+/// like an object store, request counters, and fault switches (latency, 500s, dropped
+/// connections, down) for tests and benchmarks.
 ///
 /// ```swift
 /// let origin = DemoOrigin(configuration: DemoOriginConfiguration(), logger: logger)
@@ -111,13 +113,22 @@ public final class DemoOrigin: Sendable {
     public func resetCounts() { core.counter.reset() }
 
     /// Catalogue back to its seed, counters zeroed, faults and their generator back to the
-    /// configured start.
+    /// configured start, v2/v2b delete tokens and the token override gone.
     public func reset() { core.reset() }
 
     /// Every item, ascending by id.
     public var items: [DemoItem] { core.catalogue.all }
 
     public func item(id: Int64) -> DemoItem? { core.catalogue.item(id: id) }
+
+    /// While `text` is set, the first step of a v2/v2b delete (`POST /api/products/{id}/secret`
+    /// or `/archived`) answers exactly `text` (200, `text/plain`) instead of a real token,
+    /// after the usual identifier, secret and ownership checks: for gateway tests with a
+    /// hostile origin (`https://evil.example/x`, `../../x`). nil goes back to real tokens;
+    /// ``reset()`` clears it too.
+    public func setDeleteTokenOverride(_ text: String?) {
+        core.deleteTokens.override = text
+    }
 
     // MARK: -
 

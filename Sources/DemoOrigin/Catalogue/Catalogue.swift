@@ -3,8 +3,8 @@ import GatewayModels
 import Synchronization
 
 /// The items the demo origin serves, in memory, ascending by id, shared by every request.
-/// Thread-safe: every read and write holds one lock, and password checks happen under the
-/// same lock as the change they allow.
+/// Thread-safe: every read and write holds one lock, and password (v1) and vendor (v2/v2b)
+/// checks happen under the same lock as the change they allow.
 final class Catalogue: Sendable {
     /// Items per `GET /items/{page}`, as the v1 server listed them.
     static let pageSize = 20
@@ -76,6 +76,72 @@ final class Catalogue: Sendable {
         try state.withLock { state throws(V1Failure) in
             guard let index = state.index(of: id) else { throw .notFound }
             guard state.items[index].password == password else { throw .wrongPassword }
+            return state.items.remove(at: index)
+        }
+    }
+
+    // MARK: - v2/v2b
+
+    /// Every item newest first (id descending) whose title or description contains
+    /// `search`, ignoring case; every item when `search` is nil.
+    func newestFirst(matching search: String?) -> [DemoItem] {
+        let items = all.reversed()
+        guard let search else { return Array(items) }
+        return items.filter { item in
+            item.title.range(of: search, options: .caseInsensitive) != nil
+                || item.descriptions.range(of: search, options: .caseInsensitive) != nil
+        }
+    }
+
+    /// Adds a product of vendor `vendorID` from complete v2/v2b params (see
+    /// ``V2ProductParams/requireComplete(generation:)``): the next id, the current time, no
+    /// item password. A discount amount `a` becomes the sale price `price − a` (none for 0).
+    func create(_ params: V2ProductParams, images: [ItemForm.Image], vendorID: Int64, now: Date = Date()) -> DemoItem {
+        state.withLock { state in
+            let price = params.price ?? 0
+            let amount = params.discountAmount ?? 0
+            let item = DemoItem(
+                id: state.nextID, title: params.name ?? "", descriptions: params.description ?? "", price: price,
+                currency: params.currency ?? "", stock: params.stock ?? 0, discountedPrice: amount > 0 ? price - amount : nil,
+                registrationDate: EpochSeconds.decimal(now), password: "",
+                images: images.map { .uploaded(bytes: $0.bytes, kind: $0.kind, lastModified: now) }, vendorID: vendorID)
+            state.nextID += 1
+            state.items.append(item)
+            return item
+        }
+    }
+
+    /// Applies the members `params` sets to product `id` when vendor `vendorID` owns it.
+    /// The discount is kept as an amount, as the v2 server stored it: a new price alone keeps
+    /// the old discount amount.
+    ///
+    /// - Throws: ``V2Failure/productNotFound``, ``V2Failure/otherVendor``, or
+    ///   ``V2Failure/discountAbovePrice`` when the discount would exceed the price.
+    func update(id: Int64, vendorID: Int64, with params: V2ProductParams) throws(V2Failure) -> DemoItem {
+        try state.withLock { state throws(V2Failure) in
+            guard let index = state.index(of: id) else { throw .productNotFound }
+            guard state.items[index].vendorID == vendorID else { throw .otherVendor }
+            var item = state.items[index]
+            let price = params.price ?? item.price
+            let amount = params.discountAmount ?? item.discountAmount
+            guard amount <= price else { throw .discountAbovePrice }
+            if let name = params.name { item.title = name }
+            if let description = params.description { item.descriptions = description }
+            if let currency = params.currency { item.currency = currency }
+            if let stock = params.stock { item.stock = stock }
+            item.price = price
+            item.discountedPrice = amount > 0 ? price - amount : nil
+            state.items[index] = item
+            return item
+        }
+    }
+
+    /// Removes product `id` when vendor `vendorID` owns it; returns it as it was.
+    /// - Throws: ``V2Failure/productNotFound``, ``V2Failure/otherVendor``.
+    func remove(id: Int64, vendorID: Int64) throws(V2Failure) -> DemoItem {
+        try state.withLock { state throws(V2Failure) in
+            guard let index = state.index(of: id) else { throw .productNotFound }
+            guard state.items[index].vendorID == vendorID else { throw .otherVendor }
             return state.items.remove(at: index)
         }
     }

@@ -24,9 +24,13 @@ final class ImageStore: Sendable {
 
     private let rendered = Mutex<[String: [UInt8]]>([:])
 
-    /// The answer to a GET (or HEAD) of `file` for an item of `catalogue`.
-    func response(size: Size, file: String, request: GatewayRequest, catalogue: Catalogue) -> GatewayResponse {
-        guard let object = object(size: size, file: file, catalogue: catalogue) else { return V1Failure.notFound.response }
+    /// The answer to a GET (or HEAD) of `file` for an item of `catalogue`; `notFound` when
+    /// there is no such object.
+    func response(
+        size: Size, file: String, request: GatewayRequest, catalogue: Catalogue,
+        notFound: GatewayResponse = V1Failure.notFound.response
+    ) -> GatewayResponse {
+        guard let object = object(size: size, file: file, catalogue: catalogue) else { return notFound }
         var headers: HTTPHeaders = [
             "Content-Type": object.contentType, "ETag": object.etag, "Last-Modified": HTTPDate.format(object.lastModified),
         ]

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// What the demo origin's routes share and what survives a stop and resume: the catalogue,
-/// the image cache, the counters, the fault switches, the seed and the base URL. Thread-safe.
+/// the image cache, the counters, the fault switches, the seed, the base URL, the vendors
+/// and the v2/v2b delete tokens. Thread-safe.
 final class DemoOriginCore: Sendable {
     let configuration: DemoOriginConfiguration
     let catalogue = Catalogue()
@@ -10,12 +11,15 @@ final class DemoOriginCore: Sendable {
     let counter = RequestCounter()
     let faults: FaultInjector
     let address = BaseAddress()
+    let vendors: VendorDirectory
+    let deleteTokens = DeleteTokens()
     /// The items a reset goes back to: the built-in seed or the data file.
     private let seed = Mutex<[DemoItem]>([])
 
     init(configuration: DemoOriginConfiguration) {
         self.configuration = configuration
         faults = FaultInjector(faults: configuration.faults, seed: configuration.seed)
+        vendors = VendorDirectory(vendors: configuration.vendors)
     }
 
     /// Sets the items a reset goes back to, and the catalogue to them.
@@ -25,9 +29,10 @@ final class DemoOriginCore: Sendable {
     }
 
     /// Catalogue to its seed, counters to zero, faults to the configured ones, the fault
-    /// generator to its seed.
+    /// generator to its seed, no delete tokens and no token override.
     func reset() {
         catalogue.replace(with: seed.withLock { $0 })
+        deleteTokens.reset()
         counter.reset()
         faults.reset(faults: configuration.faults, seed: configuration.seed)
     }

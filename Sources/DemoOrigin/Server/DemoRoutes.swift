@@ -2,7 +2,9 @@ import Foundation
 import Gateway
 import GatewayModels
 
-/// The demo origin's route table: the v1 API, the image objects, and `/__admin/`.
+/// The demo origin's route table: the configured generation's API (v1, or v2/v2b in
+/// `DemoRoutes+V2.swift`), the image objects, and `/__admin/`. The other generations' paths
+/// are not routed: they are 404 like any unknown path.
 ///
 /// Every route outside `/__admin/` (and every request no route takes) goes through
 /// ``served(_:_:)``: it is counted, then the fault settings decide its fate. The handlers
@@ -14,24 +16,28 @@ struct DemoRoutes: Sendable {
     var address: BaseAddress { core.address }
 
     typealias Handler = @Sendable (GatewayRequest, RouteContext) throws(V1Failure) -> GatewayResponse
+    typealias V2Handler = @Sendable (GatewayRequest, RouteContext) throws(V2Failure) -> GatewayResponse
 
     func router() -> Router {
         var router = Router()
-        router.add(.get, "/items/{page}", served("/items/{page}", listItems))
-        router.add(.get, "/item/{id}", served("/item/{id}", getItem))
-        router.add(.post, "/item", served("/item", createItem))
-        router.add(.patch, "/item/{id}", served("/item/{id}", updateItem))
-        router.add(.delete, "/item/{id}", served("/item/{id}", deleteItem))
+        let generation = core.configuration.generation
+        switch generation {
+        case .v1: addV1Routes(to: &router)
+        case .v2, .v2b: addV2Routes(to: &router, generation: generation)
+        }
+        let notFound = generation == .v1 ? V1Failure.notFound.response : V2Failure.notFound.response
         for size in [ImageStore.Size.image, .thumbnail] {
             let pattern = "/\(size.rawValue)/{file}"
             router.add(.get, pattern, served(pattern) { [core] request, context in
-                core.images.response(size: size, file: context.parameters["file"] ?? "", request: request, catalogue: core.catalogue)
+                core.images.response(
+                    size: size, file: context.parameters["file"] ?? "", request: request, catalogue: core.catalogue, notFound: notFound)
             })
         }
         addAdminRoutes(to: &router)
-        router.unmatched = served("(unmatched)") { _, _ throws(V1Failure) in throw .notFound }
+        router.unmatched = served("(unmatched)") { _, _ in notFound }
         // Vapor ignored empty path components, and some v1 clients sent `POST /item/`: a
         // trailing slash is dropped and the request routed again (and counted as routed).
+        // (Spring MVC before 6, behind v2/v2b, matched a trailing slash as well.)
         var outer = router
         let inner = router
         outer.unmatched = .deferred { request, context, responder in
@@ -42,15 +48,17 @@ struct DemoRoutes: Sendable {
         return outer
     }
 
-    /// `handler` behind the request counter and the fault switches.
-    private func served(_ pattern: String, _ handler: @escaping Handler) -> RouteHandler {
-        .deferred { [core] request, context, responder in
+    /// `handler` behind the request counter and the fault switches. Injected errors are the
+    /// generation's own (``V1Failure/injected`` JSON, or ``V2Failure/injected`` text).
+    func served(_ pattern: String, _ handler: @escaping Handler) -> RouteHandler {
+        let injected = core.configuration.generation == .v1 ? V1Failure.injected.response : V2Failure.injected.response
+        return .deferred { [core] request, context, responder in
             core.counter.record(route: "\(request.method.rawValue) \(pattern)", path: "\(request.method.rawValue) \(request.path)")
             let (settings, fate) = core.faults.plan()
             let answer: @Sendable () -> GatewayResponse = {
                 switch fate {
                 case .drop: return .droppedConnection
-                case .error: return V1Failure.injected.response
+                case .error: return injected
                 case .answer:
                     do throws(V1Failure) {
                         return try handler(request, context)
@@ -70,7 +78,26 @@ struct DemoRoutes: Sendable {
         }
     }
 
+    /// A v2/v2b handler as a ``Handler``: its ``V2Failure`` becomes its plain-text answer.
+    func plainText(_ handler: @escaping V2Handler) -> Handler {
+        { request, context throws(V1Failure) in
+            do throws(V2Failure) {
+                return try handler(request, context)
+            } catch {
+                return error.response
+            }
+        }
+    }
+
     // MARK: - v1 API
+
+    private func addV1Routes(to router: inout Router) {
+        router.add(.get, "/items/{page}", served("/items/{page}", listItems))
+        router.add(.get, "/item/{id}", served("/item/{id}", getItem))
+        router.add(.post, "/item", served("/item", createItem))
+        router.add(.patch, "/item/{id}", served("/item/{id}", updateItem))
+        router.add(.delete, "/item/{id}", served("/item/{id}", deleteItem))
+    }
 
     private func listItems(_ request: GatewayRequest, _ context: RouteContext) throws(V1Failure) -> GatewayResponse {
         guard let page = context.parameters["page"].flatMap(PositiveInteger.parse) else {
