@@ -32,7 +32,23 @@ extension DemoOriginIntegrationTests {
             #expect(log.contains("[Gateway] stopped"))
         }
 
+        @Test func servesTheGenerationAskedForWithThePagingQuirk() async throws {
+            let (origin, port) = try Self.launch(["--port", "0", "--generation", "v2b", "--paging-quirk", "--log-level", "info"])
+            #expect(port > 0)
+            try await offPool {
+                let client = try RawHTTPClient(port: port)
+                #expect(try client.request("GET", "/healthChecker").text == #""OK""#)
+                let page = try client.request("GET", "/api/products?page_no=3&items_per_page=20").json()
+                #expect(page["offset"] as? Int == 40)
+                #expect((page["pages"] as? [Any])?.count == 60)
+                #expect(try client.request("GET", "/items/1").status == 404)
+            }
+            origin.signal(SIGTERM)
+            #expect(try await origin.waitForExit() == 0)
+        }
+
         @Test(arguments: [
+            (["--generation", "v3"], "--generation must be one of v1, v2, v2b."),
             (["--drop-rate", "2"], "--drop-rate must be 0 to 1."),
             (["--error-rate", "0.6", "--drop-rate", "0.5"], "--error-rate + --drop-rate must not exceed 1."),
             (["--port", "0", "--data-file", "/nonexistent/catalogue.json"], "error=cannot read data file /nonexistent/catalogue.json [DemoOriginCLI] cannot start"),
