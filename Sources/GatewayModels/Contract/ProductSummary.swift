@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Every origin generation maps to this one shape (see ``OriginGeneration``). JSON keys are
 /// written by ``write(to:)`` in this fixed order: `id, title, price, discountedPrice, currency,
-/// stock, isSoldOut, thumbnails, registeredAt, display`.
+/// stock, isSoldOut, thumbnails, registeredAt, vendor, display`.
 public struct ProductSummary: Sendable, Hashable {
     public var id: Int64
     public var title: String
@@ -22,11 +22,14 @@ public struct ProductSummary: Sendable, Hashable {
     public var thumbnails: [String]
     /// RFC 3339, UTC, milliseconds: `2021-01-24T21:26:03.723Z`.
     public var registeredAt: String
+    /// Who sells it, when the origin says (v2/v2b); `nil` (JSON `null`) on v1.
+    public var vendor: ProductVendor?
     public var display: ProductDisplay
 
     public init(
         id: Int64, title: String, price: Decimal, discountedPrice: Decimal?, currency: String,
-        stock: Int64, isSoldOut: Bool, thumbnails: [String], registeredAt: String, display: ProductDisplay
+        stock: Int64, isSoldOut: Bool, thumbnails: [String], registeredAt: String, vendor: ProductVendor? = nil,
+        display: ProductDisplay
     ) {
         self.id = id
         self.title = title
@@ -37,12 +40,13 @@ public struct ProductSummary: Sendable, Hashable {
         self.isSoldOut = isSoldOut
         self.thumbnails = thumbnails
         self.registeredAt = registeredAt
+        self.vendor = vendor
         self.display = display
     }
 
-    /// Writes the product as a JSON object; with `detail`, `description` follows `title` and
-    /// `images` follows `thumbnails`.
-    func write(to writer: inout JSONWriter, detail: (description: String, images: [String])? = nil) {
+    /// Writes the product as a JSON object; with `detail`, `description` follows `title`, and
+    /// `images` then `imageThumbnails` follow `thumbnails`.
+    func write(to writer: inout JSONWriter, detail: (description: String, images: [String], imageThumbnails: [String?])? = nil) {
         writer.beginObject()
         writer.key("id"); writer.integer(id)
         writer.key("title"); writer.string(title)
@@ -53,8 +57,16 @@ public struct ProductSummary: Sendable, Hashable {
         writer.key("stock"); writer.integer(stock)
         writer.key("isSoldOut"); writer.bool(isSoldOut)
         writer.key("thumbnails"); writer.strings(thumbnails)
-        if let detail { writer.key("images"); writer.strings(detail.images) }
+        if let detail {
+            writer.key("images"); writer.strings(detail.images)
+            writer.key("imageThumbnails")
+            writer.beginArray()
+            for thumbnail in detail.imageThumbnails { writer.string(thumbnail) }
+            writer.endArray()
+        }
         writer.key("registeredAt"); writer.string(registeredAt)
+        writer.key("vendor")
+        if let vendor { vendor.write(to: &writer) } else { writer.null() }
         writer.key("display"); display.write(to: &writer)
         writer.endObject()
     }

@@ -103,6 +103,12 @@ public struct JSONObjectReader: Sendable {
         return results
     }
 
+    /// A nested object read by `make`; nil when the key is absent or `null`.
+    public func objectIfPresent<T>(_ key: String, _ make: (JSONObjectReader) throws(JSONShapeError) -> T) throws(JSONShapeError) -> T? {
+        guard let value = member(key) else { return nil }
+        return try make(try JSONObjectReader(value, path: "\(path).\(key)"))
+    }
+
     public func objects<T>(_ key: String, _ make: (JSONObjectReader) throws(JSONShapeError) -> T) throws(JSONShapeError) -> [T] {
         guard let results = try objectsIfPresent(key, make) else { throw JSONShapeError(path: "\(path).\(key)", reason: "missing") }
         return results

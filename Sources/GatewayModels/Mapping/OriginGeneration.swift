@@ -50,6 +50,38 @@ public enum OriginGeneration: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// Contract page `query` from v1 origin pages: those ``v1OriginPages(for:)`` names, in
+    /// order from its first. The list may end early: the fetch stops at the first page that
+    /// is not full. `hasNextPage` is exact: true only when an item follows the page's last.
+    ///
+    /// - Throws: ``OriginResponseError`` when an item cannot be mapped.
+    public static func mapV1Pages(
+        _ pages: [V1ItemsPage], query: ListQuery, locale: ClientLocale, imageURL: @escaping ImageURLRewriter = identityImageURL
+    ) throws(OriginResponseError) -> ProductPage {
+        let mapper = ProductMapper(locale: locale, imageURL: imageURL)
+        var skip = query.firstIndex - (v1OriginPages(for: query).lowerBound - 1) * v1PageSize
+        var items: [ProductSummary] = []
+        items.reserveCapacity(query.pageSize)
+        for page in pages {
+            for item in page.items {
+                if skip > 0 {
+                    skip -= 1
+                } else if items.count == query.pageSize {
+                    return ProductPage(page: query.page, items: items, hasNextPage: true)
+                } else {
+                    items.append(mapper.summary(try OriginProduct(v1: item)))
+                }
+            }
+        }
+        return ProductPage(page: query.page, items: items, hasNextPage: false)
+    }
+
+    /// A v1 origin list page (`GET /items/{page}`), for ``mapV1Pages(_:query:locale:imageURL:)``.
+    /// - Throws: ``OriginResponseError`` when the body is not a v1 list page.
+    public static func v1Page(bytes: some Sequence<UInt8>) throws(OriginResponseError) -> V1ItemsPage {
+        try OriginGeneration.v1.decode(V1ItemsPage.self, from: bytes)
+    }
+
     /// Maps a detail response body (v1 `GET /item/{id}`, v2 `GET /api/products/{id}`).
     ///
     /// - Throws: ``OriginResponseError`` when the body is not this generation's detail shape.

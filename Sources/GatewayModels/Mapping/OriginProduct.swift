@@ -17,7 +17,11 @@ struct OriginProduct: Sendable {
     var stock: Int64
     var thumbnails: [String]
     var images: [String]?
+    /// Aligned with `images`: each image's own thumbnail where the origin names one.
+    var imageThumbnails: [String?] = []
     var registeredAtMillis: Int64
+    /// v2/v2b only.
+    var vendor: ProductVendor?
 
     init(v1 item: V1Item) throws(OriginResponseError) {
         guard let millis = OriginTimestamp.millis(epochSeconds: item.registrationDate) else {
@@ -53,6 +57,11 @@ struct OriginProduct: Sendable {
         stock = product.stock
         thumbnails = [product.thumbnail]
         images = product.images.map { $0.map(\.url) }
+        imageThumbnails = product.images.map { $0.map(\.thumbnailURL) } ?? []
         registeredAtMillis = millis
+        // The detail's `vendors` object wins over the item keys; the name may be unknown.
+        if let id = product.vendors?.id ?? product.vendorId {
+            vendor = ProductVendor(id: id, name: product.vendors?.name ?? product.vendorName)
+        }
     }
 }

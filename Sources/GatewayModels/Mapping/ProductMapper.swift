@@ -22,6 +22,7 @@ struct ProductMapper: Sendable {
             isSoldOut: product.stock <= 0,
             thumbnails: product.thumbnails.map(imageURL),
             registeredAt: OriginTimestamp.rfc3339(millis: product.registeredAtMillis),
+            vendor: product.vendor,
             display: ProductDisplay(
                 price: money.string(product.price),
                 discountedPrice: discount.map { money.string($0.salePrice) },
@@ -32,12 +33,14 @@ struct ProductMapper: Sendable {
     }
 
     /// A detail needs the detail-only members; a missing `description` becomes `""` and missing
-    /// `images` an empty array (some v1 clients modelled `images` as optional).
+    /// `images` an empty array (some v1 clients modelled `images` as optional). Image
+    /// thumbnails go through the same URL hook as every other image.
     func detail(_ product: OriginProduct) -> ProductDetail {
         ProductDetail(
             summary: summary(product),
             description: product.description ?? "",
-            images: (product.images ?? []).map(imageURL)
+            images: (product.images ?? []).map(imageURL),
+            imageThumbnails: product.imageThumbnails.map { $0.map(imageURL) }
         )
     }
 }

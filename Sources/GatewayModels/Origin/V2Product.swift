@@ -6,7 +6,7 @@ import Foundation
 /// Prices are `Decimal` whatever the origin's number format (`2000`, `2000.0`, `1.23123123E8`).
 /// `bargain_price` is the sale price and `discounted_price` the discount *amount* (0 when none).
 /// `created_at` is a zone-less local date-time in the origin's zone (Asia/Seoul).
-/// Detail-only members (`images`, `description` in v2) are `nil` on list items.
+/// Detail-only members (`images`, `vendors`, `description` in v2) are `nil` on list items.
 public struct V2Product: Sendable, Hashable, JSONShapeDecodable {
     public var id: Int64
     public var vendorId: Int64?
@@ -24,6 +24,8 @@ public struct V2Product: Sendable, Hashable, JSONShapeDecodable {
     /// `2022-05-14T00:00:00.00` (v2) or `2022-11-04T00:00:00` (v2b), Asia/Seoul.
     public var createdAt: String
     public var images: [V2ProductImage]?
+    /// The detail's `vendors` object.
+    public var vendors: V2Vendor?
 
     public init(reading c: JSONObjectReader) throws(JSONShapeError) {
         id = try c.int64("id")
@@ -39,5 +41,6 @@ public struct V2Product: Sendable, Hashable, JSONShapeDecodable {
         stock = try c.int64("stock")
         createdAt = try c.string("created_at")
         images = try c.objectsIfPresent("images", V2ProductImage.init(reading:))
+        vendors = try c.objectIfPresent("vendors", V2Vendor.init(reading:))
     }
 }

@@ -44,9 +44,14 @@ struct OriginFormFields {
 
     /// The v2/v2b `params` JSON object (POST part, or the whole PATCH body).
     ///
+    /// `discounted_price` (the amount) is written when either price changes: from the new
+    /// sale price and the new or `current` list price; or, when only the list price changes,
+    /// from the `current` sale price, which stays the sale price (0 when there is none).
+    ///
     /// - Throws: ``ValidationFailure`` when a sale price is given without any list price to
-    ///   turn it into v2's discount amount.
-    func v2Params(secret: String, generation: OriginGeneration, currentPrice: Decimal?) throws(ValidationFailure) -> JSONWriter {
+    ///   turn it into v2's discount amount, or when the sale price would end up above the
+    ///   list price.
+    func v2Params(secret: String, generation: OriginGeneration, current: CurrentPrices?) throws(ValidationFailure) -> JSONWriter {
         var writer = JSONWriter()
         writer.beginObject()
         if let title { writer.key("name"); writer.string(title) }
@@ -54,12 +59,26 @@ struct OriginFormFields {
         if let price { writer.key("price"); writer.decimal(price) }
         if let currency { writer.key("currency"); writer.string(currency) }
         if let salePrice {
-            guard let listPrice = price ?? currentPrice else {
+            guard let listPrice = price ?? current?.price else {
                 throw ValidationFailure([FieldError(field: "price", message: "price is required with discountedPrice for this origin.")])
             }
-            writer.key("discounted_price"); writer.decimal(max(0, listPrice - salePrice))
-        } else if price != nil {
-            writer.key("discounted_price"); writer.decimal(0)
+            guard salePrice <= listPrice else {
+                throw ValidationFailure([FieldError(
+                    field: "discountedPrice",
+                    message: "discountedPrice (the sale price) must not be above the product's price, \(DecimalText.json(listPrice)).")])
+            }
+            writer.key("discounted_price"); writer.decimal(listPrice - salePrice)
+        } else if let price {
+            var amount: Decimal = 0
+            if let sale = current?.salePrice {
+                guard sale <= price else {
+                    throw ValidationFailure([FieldError(
+                        field: "discountedPrice",
+                        message: "The product's sale price, \(DecimalText.json(sale)), is above the new price: send discountedPrice too.")])
+                }
+                amount = price - sale
+            }
+            writer.key("discounted_price"); writer.decimal(amount)
         }
         if let stock { writer.key("stock"); writer.integer(stock) }
         writer.key("secret"); writer.string(secret)
@@ -69,7 +88,7 @@ struct OriginFormFields {
 
     /// v2/v2b POST multipart: a `params` JSON part, then one `images` part per file.
     func v2Multipart(secret: String, generation: OriginGeneration) throws(ValidationFailure) -> MultipartFormData {
-        let params = try v2Params(secret: secret, generation: generation, currentPrice: nil)
+        let params = try v2Params(secret: secret, generation: generation, current: nil)
         var parts = [MultipartPart(name: "params", contentType: "application/json", body: params.bytes)]
         for image in images ?? [] {
             parts.append(.file("images", filename: image.filename, contentType: image.kind.mimeType, data: image.data))

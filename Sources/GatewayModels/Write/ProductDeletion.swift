@@ -24,4 +24,14 @@ public struct ProductDeletion: Sendable, Hashable {
         writer.endObject()
         return OriginRequestBody(json: writer)
     }
+
+    /// The v2 `POST /api/products/{id}/secret` and v2b `POST /api/products/{id}/archived`
+    /// body: `{"secret": "…"}` (the contract's password is the vendor secret there).
+    public func v2SecretBody() -> OriginRequestBody {
+        var writer = JSONWriter(capacity: 64)
+        writer.beginObject()
+        writer.key("secret"); writer.string(password)
+        writer.endObject()
+        return OriginRequestBody(json: writer)
+    }
 }

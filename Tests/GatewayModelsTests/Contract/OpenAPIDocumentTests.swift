@@ -27,7 +27,7 @@ import Yams
         })
         #expect(operations == [
             "GET /v1/products", "POST /v1/products", "GET /v1/products/{id}", "PATCH /v1/products/{id}",
-            "DELETE /v1/products/{id}", "GET /v1/images/{token}", "GET /healthz",
+            "DELETE /v1/products/{id}", "GET /v1/images/{token}", "GET /healthz", "GET /readyz",
         ])
         let post = try #require(document.paths["/v1/products"]?.pathItemValue?.post)
         #expect(Set(post.requestBody?.requestValue?.content.keys.map(\.rawValue) ?? []) == ["application/json", "multipart/form-data"])
@@ -64,6 +64,19 @@ import Yams
         #expect(validator.validate(try #require(JSONValue.parse(plain.jsonBytes())), schemaNamed: "Problem") == [])
         #expect(HealthStatus().jsonBytes() == #"{"status":"ok"}"#.bytes)
         #expect(validator.validate(try #require(JSONValue.parse(HealthStatus().jsonBytes())), schemaNamed: "Health") == [])
+    }
+
+    @Test func readinessBodiesValidate() throws {
+        let validator = try Self.validator()
+        let ready = ReadinessStatus(draining: false, origin: .down, checkedAt: "2026-11-23T05:00:00.123Z")
+        #expect(String(decoding: ready.jsonBytes(), as: UTF8.self) == #"{"status":"ready","origin":"down","checkedAt":"2026-11-23T05:00:00.123Z"}"#)
+        #expect(validator.validate(try #require(JSONValue.parse(ready.jsonBytes())), schemaNamed: "Readiness") == [])
+        let draining = ReadinessStatus(draining: true, origin: .up, checkedAt: "2026-11-23T05:00:00.123Z").problemJSON(requestId: "r-3")
+        #expect(String(decoding: draining, as: UTF8.self) == #"{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"The gateway is shutting down and takes no new work; retry on another replica.","requestId":"r-3","readiness":"draining","origin":"up","checkedAt":"2026-11-23T05:00:00.123Z"}"#)
+        #expect(validator.validate(try #require(JSONValue.parse(draining)), schemaNamed: "ReadinessProblem") == [])
+        let early = ReadinessStatus(draining: true, origin: nil, checkedAt: nil).problemJSON(requestId: "r-4")
+        #expect(validator.validate(try #require(JSONValue.parse(early)), schemaNamed: "ReadinessProblem") == [])
+        #expect(!validator.validate(try #require(JSONValue.parse(draining)), schemaNamed: "Readiness").isEmpty)
     }
 
     /// The validator is only useful if it rejects: a few wrong instances must fail.

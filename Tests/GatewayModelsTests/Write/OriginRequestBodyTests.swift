@@ -51,7 +51,7 @@ import Testing
         let v1 = try parts(try patch.originBody(for: .v1))
         #expect(v1.map(\.name) == ["title", "discounted_price", "password"])
         #expect(v1.map(\.text) == ["새 이름", "9", "pw"])
-        let v2 = try patch.originBody(for: .v2, secret: "s", currentPrice: 10)
+        let v2 = try patch.originBody(for: .v2, secret: "s", current: CurrentPrices(price: 10, salePrice: nil))
         #expect(v2.contentType == "application/json")
         #expect(String(decoding: v2.bytes, as: UTF8.self) == #"{"name":"새 이름","discounted_price":1,"secret":"s"}"#)
         #expect(throws: ValidationFailure([FieldError(field: "price", message: "price is required with discountedPrice for this origin.")])) {

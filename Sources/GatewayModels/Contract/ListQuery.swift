@@ -1,0 +1,43 @@
+import Foundation
+
+/// What one `GET /v1/products` asks for, normalised: the cache key's list part and what the
+/// origin request is built from. Two requests that mean the same list have equal queries.
+public struct ListQuery: Sendable, Hashable {
+    /// 1 to ``maxPage``.
+    public var page: Int
+    /// 1 to ``maxPageSize``; ``defaultPageSize`` when the client sends none.
+    public var pageSize: Int
+    /// ``normalisedSearch(_:)`` of `q`, or nil for the unfiltered list.
+    public var search: String?
+
+    public static let maxPage = 10_000
+    public static let defaultPageSize = 20
+    public static let maxPageSize = 100
+    /// The longest `q`, in characters, after normalisation.
+    public static let maxSearchCharacters = 100
+
+    public init(page: Int = 1, pageSize: Int = ListQuery.defaultPageSize, search: String? = nil) {
+        self.page = page
+        self.pageSize = pageSize
+        self.search = search
+    }
+
+    /// The items this page shows, as 0-based positions in the whole list: `[first, first + pageSize)`.
+    public var firstIndex: Int { (page - 1) * pageSize }
+
+    /// `q` as the gateway searches for it: Unicode NFC, leading and trailing white space
+    /// dropped, every inner run of white space one space. Nil when that leaves nothing,
+    /// more than ``maxSearchCharacters`` characters, or a control character (so that
+    /// `q=%20shoes` and `q=shoes` share a cache entry, and nothing unprintable reaches the
+    /// origin).
+    public static func normalisedSearch(_ raw: String) -> String? {
+        var words: [Substring] = []
+        for word in raw.precomposedStringWithCanonicalMapping.split(whereSeparator: { $0.isWhitespace }) {
+            guard !word.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+            words.append(word)
+        }
+        let text = words.joined(separator: " ")
+        guard !text.isEmpty, text.count <= maxSearchCharacters else { return nil }
+        return text
+    }
+}

@@ -1,0 +1,55 @@
+/// The body of `GET /readyz`.
+///
+/// Ready (200, `application/json`): `{"status":"ready","origin":"up","checkedAt":"…"}`.
+/// Draining (503, `application/problem+json`): RFC 9457 reserves `status` for the HTTP status,
+/// so the same facts are extension members: `{"type","title","status":503,"detail",
+/// "requestId","readiness":"draining","origin","checkedAt"}`.
+public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
+    public enum Origin: String, Sendable {
+        case up, down
+    }
+
+    /// True once the process has begun to drain after SIGTERM or SIGINT.
+    public var draining: Bool
+    /// What the last probe of the origin found; nil before the first probe has finished.
+    public var origin: Origin?
+    /// RFC 3339 UTC time of that probe; nil before the first.
+    public var checkedAt: String?
+
+    public init(draining: Bool, origin: Origin?, checkedAt: String?) {
+        self.draining = draining
+        self.origin = origin
+        self.checkedAt = checkedAt
+    }
+
+    /// `ready` or `draining`.
+    public var readiness: String { draining ? "draining" : "ready" }
+
+    /// The 200 body.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("status"); writer.string(readiness)
+        writeFacts(to: &writer)
+        writer.endObject()
+    }
+
+    /// The 503 problem+json body.
+    public func problemJSON(requestId: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.key("type"); writer.string("about:blank")
+        writer.key("title"); writer.string("Service Unavailable")
+        writer.key("status"); writer.integer(503)
+        writer.key("detail"); writer.string("The gateway is shutting down and takes no new work; retry on another replica.")
+        writer.key("requestId"); writer.string(requestId)
+        writer.key("readiness"); writer.string(readiness)
+        writeFacts(to: &writer)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private func writeFacts(to writer: inout JSONWriter) {
+        writer.key("origin"); writer.string(origin?.rawValue)
+        writer.key("checkedAt"); writer.string(checkedAt)
+    }
+}

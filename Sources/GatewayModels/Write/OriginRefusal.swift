@@ -1,0 +1,45 @@
+/// What the client is told when the origin refuses a write with a 4xx: one mapping for every
+/// generation.
+///
+/// - The origin refused the credentials (v1 403; v2/v2b 401 or 403, or a 400 whose text is
+///   about the secret or the identifier): **403**.
+/// - A product the origin does not know: **404**.
+/// - Any other 4xx keeps its status.
+///
+/// The detail keeps the origin's own words: v1's `{"error":true,"reason":…}` reason, or the
+/// text of a v2/v2b body (those are not JSON), cleaned of control characters and cut to 300
+/// characters. Pure; any thread.
+public struct OriginRefusal: Sendable, Hashable {
+    public var status: Int
+    public var detail: String
+
+    public init(originStatus: Int, body: [UInt8]) {
+        let text = Self.text(of: body)
+        let lowered = text?.lowercased() ?? ""
+        let aboutCredentials = lowered.contains("secret") || lowered.contains("identifier") || lowered.contains("password")
+        switch originStatus {
+        case 401, 403: status = 403
+        case 400 where aboutCredentials: status = 403
+        default: status = originStatus
+        }
+        detail = text ?? "The origin refused the request (\(originStatus))."
+    }
+
+    /// The reason the body gives, if any.
+    static func text(of body: [UInt8]) -> String? {
+        if let v1 = try? V1ErrorBody(json: body), !v1.reason.isEmpty { return clean(v1.reason) }
+        guard !body.isEmpty, let text = String(validating: body, as: UTF8.self) else { return nil }
+        let cleaned = clean(text)
+        return cleaned.isEmpty ? nil : cleaned
+    }
+
+    private static func clean(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            scalars.append(scalar.properties.generalCategory == .control ? " " : scalar)
+        }
+        var cleaned = String(scalars).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        if cleaned.count > 300 { cleaned = String(cleaned.prefix(300)) + "…" }
+        return cleaned
+    }
+}
