@@ -74,6 +74,7 @@ let package = Package(
             name: "GatewayCLI",
             dependencies: [
                 "Gateway",
+                "GatewayModels",
                 "DemoOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -97,7 +98,7 @@ let package = Package(
         ),
         // Helpers shared by the test targets (seeded test data).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "DemoOrigin", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "DemoOrigin", "TestSupport"]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),

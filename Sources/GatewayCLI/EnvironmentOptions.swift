@@ -3,7 +3,7 @@
 enum EnvironmentOptions {
     /// The options that have an environment variable: the flag without `--`.
     static let names = [
-        "host", "port", "threads", "origin", "max-body-bytes", "max-header-bytes", "max-target-bytes", "idle-timeout",
+        "host", "port", "threads", "origin", "origin-generation", "origin-vendor-identifier", "max-body-bytes", "max-header-bytes", "max-target-bytes", "idle-timeout",
         "header-timeout", "body-timeout", "write-timeout", "max-output-bytes", "max-connections",
         "shutdown-grace", "gzip-min-bytes", "origin-connect-timeout", "origin-timeout", "origin-max-connections",
         "origin-ca-file", "page-cache-bytes", "list-ttl", "detail-ttl", "stale-while-revalidate", "stale-if-error",

@@ -2,6 +2,7 @@ import ArgumentParser
 import DemoOrigin
 import Foundation
 import Gateway
+import GatewayModels
 import Logging
 
 /// `gateway`: flags (or their `GATEWAY_*` environment variables) into a configuration,
@@ -26,6 +27,12 @@ struct GatewayCommand: ParsableCommand {
 
     @Option(help: "Origin base URL (http or https). Without it the gateway runs on its embedded demo origin. (env: GATEWAY_ORIGIN)")
     var origin: String?
+
+    @Option(help: "The origin's API generation: v1, v2 or v2b; the embedded demo origin runs in it too. (env: GATEWAY_ORIGIN_GENERATION)")
+    var originGeneration: String = "v1"
+
+    @Option(help: "The v2/v2b vendor identifier sent with writes; a request's Vendor-Identifier header overrides it. Never logged. (env: GATEWAY_ORIGIN_VENDOR_IDENTIFIER)")
+    var originVendorIdentifier: String?
 
     @Option(help: "Largest request body accepted, in bytes; larger ones get 413. (env: GATEWAY_MAX_BODY_BYTES)")
     var maxBodyBytes: Int = 4 * 1024 * 1024
@@ -119,6 +126,14 @@ struct GatewayCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+        guard OriginGeneration(rawValue: originGeneration) != nil else {
+            throw ValidationError("--origin-generation must be v1, v2 or v2b.")
+        }
+        if let originVendorIdentifier {
+            guard !originVendorIdentifier.isEmpty, originVendorIdentifier.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw ValidationError("--origin-vendor-identifier must be visible ASCII characters.")
+            }
+        }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256.") }
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive.") }
         guard maxHeaderBytes >= 1024 else { throw ValidationError("--max-header-bytes must be at least 1024.") }
@@ -182,6 +197,8 @@ struct GatewayCommand: ParsableCommand {
         configuration.port = port
         configuration.threads = threads
         configuration.origin = origin
+        configuration.readPath.generation = OriginGeneration(rawValue: originGeneration) ?? .v1
+        configuration.originVendorIdentifier = originVendorIdentifier
         configuration.maxBodyBytes = maxBodyBytes
         configuration.maxHeaderBytes = maxHeaderBytes
         configuration.maxTargetBytes = maxTargetBytes
@@ -227,11 +244,17 @@ struct GatewayCommand: ParsableCommand {
         var demoOrigin: DemoOrigin?
         do {
             var configuration = try makeConfiguration()
-            // Without --origin the gateway brings its own: the demo origin on a loopback port.
+            // Without --origin the gateway brings its own: the demo origin on a loopback port,
+            // in the chosen generation, writing as its first vendor unless told otherwise.
             if configuration.origin == nil {
-                let origin = DemoOrigin(logger: Logger(label: "demo-origin"))
+                var demo = DemoOriginConfiguration()
+                demo.generation = configuration.readPath.generation
+                let origin = DemoOrigin(configuration: demo, logger: Logger(label: "demo-origin"))
                 demoOrigin = origin
                 configuration.origin = try origin.start().absoluteString
+                if configuration.originVendorIdentifier == nil, configuration.readPath.generation != .v1 {
+                    configuration.originVendorIdentifier = demo.vendors.first?.identifier
+                }
             }
             let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
             let server = GatewayServer(configuration: configuration, router: routes.router, logger: logger, metrics: metrics)

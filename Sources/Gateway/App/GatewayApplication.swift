@@ -6,10 +6,13 @@ public enum GatewayApplication {
     ///   - reads: the product read routes, when the gateway has an origin.
     ///   - writes: the product write routes, when the gateway has an origin.
     ///   - images: the image route, when the gateway has an origin.
+    ///   - readiness: `/readyz`, when the gateway has an origin.
     public static func router(
-        metrics: GatewayMetrics, reads: ProductReads? = nil, writes: ProductWrites? = nil, images: ImageReads? = nil
+        metrics: GatewayMetrics, reads: ProductReads? = nil, writes: ProductWrites? = nil, images: ImageReads? = nil,
+        readiness: Readiness? = nil
     ) -> Router {
         var router = Router()
+        readiness?.register(in: &router)
         reads?.register(in: &router)
         writes?.register(in: &router)
         images?.register(in: &router)
@@ -29,7 +32,7 @@ public enum GatewayApplication {
     }
 
     /// The routes of a gateway in front of `configuration.origin`: product reads and writes
-    /// with signed image URLs, the image route, health and metrics.
+    /// with signed image URLs, the image route, liveness, readiness and metrics.
     public struct OriginRoutes: Sendable {
         public let router: Router
         public let reads: ProductReads
@@ -51,8 +54,12 @@ public enum GatewayApplication {
         let reads = ProductReads(
             endpoint: endpoint, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
             imageURL: images.imageURL)
-        let writes = ProductWrites(endpoint: endpoint, generation: configuration.readPath.generation, reads: reads, imageURL: images.imageURL)
+        let writes = ProductWrites(
+            endpoint: endpoint, generation: configuration.readPath.generation, vendorIdentifier: configuration.originVendorIdentifier,
+            reads: reads, imageURL: images.imageURL)
+        let readiness = Readiness(endpoint: endpoint, generation: configuration.readPath.generation)
         return OriginRoutes(
-            router: router(metrics: metrics, reads: reads, writes: writes, images: images), reads: reads, writes: writes, images: images)
+            router: router(metrics: metrics, reads: reads, writes: writes, images: images, readiness: readiness), reads: reads,
+            writes: writes, images: images)
     }
 }

@@ -2,8 +2,13 @@ import Dispatch
 import GatewayModels
 import Synchronization
 
-/// `GET /v1/products?page=N` and `GET /v1/products/{id}`: contract pages from the cache when
-/// possible, otherwise from the origin through the loop's `OriginClient`.
+/// `GET /v1/products?page=N&pageSize=M&q=…` and `GET /v1/products/{id}`: contract pages from
+/// the cache when possible, otherwise from the origin through the loop's `OriginClient`.
+///
+/// A v2/v2b list page is one origin request (`page_no`, `items_per_page`, `search_value`). A
+/// v1 origin has pages of 20 only, so a contract page is assembled from the origin pages
+/// holding its items plus the one holding the item after them (``V1OriginPages`` keeps them),
+/// which makes `hasNextPage` exact on every generation.
 ///
 /// Runs as `deferred` handlers on the loop that owns the request. A fresh hit writes stored
 /// bytes. A miss joins the one origin fetch for its key (from any loop); the leader maps and
@@ -13,13 +18,20 @@ import Synchronization
 public final class ProductReads: Sendable {
     /// What a fetch for one key produced.
     enum Outcome: Sendable {
-        case page(CachedPage)
+        /// `hasNextPage` of a list page (false for a detail).
+        case page(CachedPage, hasNextPage: Bool)
         case failure(GatewayError, originStatus: Int?)
     }
 
     private enum Kind: Sendable {
-        case list(page: Int)
+        case list(ListQuery)
         case detail(id: Int64)
+    }
+
+    /// Why an origin fetch gave no body to map.
+    private struct FetchFailure: Error {
+        var error: GatewayError
+        var originStatus: Int?
     }
 
     let cache: PageCache
@@ -32,13 +44,15 @@ public final class ProductReads: Sendable {
     private let coalescer = RequestCoalescer<PageCacheKey, Outcome>()
     /// `Accept-Language` values already resolved, for the stored-answer path.
     private let locales: LocaleMemo
-    private let occupancy = PageOccupancy()
+    /// v1 origin pages, for assembling contract pages (unused on v2/v2b).
+    private let v1Pages: V1OriginPages
     /// Prefetches running now; at most `maxPrefetches`.
     private let prefetches = Atomic<Int>(0)
     /// Counts invalidations: a fetch that began before one must not store what it got.
     private let invalidations = Atomic<Int>(0)
-    static let maxPage = 10_000
     static let maxPrefetches = 8
+    /// The answer to `q` on an origin that cannot search.
+    static let searchUnsupported = GatewayError(status: 501, detail: "Search is not supported by this origin.")
 
     public init(
         endpoint: OriginEndpoint, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics,
@@ -51,31 +65,28 @@ public final class ProductReads: Sendable {
         self.metrics = metrics
         cache = PageCache(configuration: configuration.cache)
         locales = LocaleMemo(configuration.locales)
+        v1Pages = V1OriginPages(timeToLive: configuration.listTimeToLive)
     }
 
     /// Adds the two read routes to `router`.
     public func register(in router: inout Router) {
         router.add(.get, "/v1/products", .deferred { [self] request, context, responder in
-            guard let page = Self.page(from: request) else {
-                responder.fail(GatewayError.invalidFields([FieldError(field: "page", message: "must be a whole number from 1 to \(Self.maxPage).")]))
-                return
+            switch ListQueryParameters.parse(request) {
+            case .failure(let error):
+                responder.fail(error)
+            case .success(let query) where query.search != nil && !configuration.generation.supportsSearch:
+                responder.fail(Self.searchUnsupported)
+            case .success(let query):
+                serve(.list(query), request: request, context: context, responder: responder)
             }
-            serve(.list(page: page), request: request, context: context, responder: responder)
         })
         router.add(.get, "/v1/products/{id}", .deferred { [self] request, context, responder in
             guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
             serve(.detail(id: id), request: request, context: context, responder: responder)
         })
         router.addStored("/v1/products") { [self] request, _, answer in
-            let page: Int
-            switch request.queryValue("page") {
-            case .absent: page = 1
-            case .plain(let bytes):
-                guard let number = Self.page(bytes) else { return false }
-                page = number
-            case .encoded: return false
-            }
-            return answerStored(.list(page: page), request, &answer)
+            guard let query = ListQueryParameters.parseStored(request) else { return false }
+            return answerStored(.list(query), request, &answer)
         }
         router.addStored("/v1/products/{id}") { [self] request, id, answer in
             guard let id = ProductID.parse(id) else { return false }
@@ -113,24 +124,6 @@ public final class ProductReads: Sendable {
     private static let cacheStatusHitPrefix: [UInt8] = Array("\r\nCache-Status: \(CacheStatus.name); hit; ttl=".utf8)
     private static let lineEnd: [UInt8] = Array("\r\n".utf8)
 
-    /// `page` from the raw query value: 1 to `maxPage` in plain digits.
-    static func page(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 5 else { return nil }
-        var page = 0
-        for byte in bytes {
-            guard byte >= 0x30 && byte <= 0x39 else { return nil }
-            page = page * 10 + Int(byte - 0x30)
-        }
-        return (1...maxPage).contains(page) ? page : nil
-    }
-
-    /// The `page` query parameter: absent means 1; anything but 1…maxPage in plain digits is
-    /// refused.
-    static func page(from request: GatewayRequest) -> Int? {
-        guard var text = request.queryValue("page") else { return 1 }
-        return text.withUTF8 { page(UnsafeRawBufferPointer($0)) }
-    }
-
     private func serve(_ kind: Kind, request: GatewayRequest, context: RouteContext, responder: Responder) {
         let locale = configuration.locales.resolve(acceptLanguage: request.headers["Accept-Language"])
         let key = Self.key(kind, locale: locale)
@@ -154,10 +147,12 @@ public final class ProductReads: Sendable {
         fetch(kind, key: key, locale: locale, request: request, context: context) { [self] outcome in
             let now = ContinuousClock.now
             switch outcome {
-            case .page(let page):
+            case .page(let page, let hasNextPage):
                 responder.send(answer(page, request, locale, status: CacheStatus.stored(fwd: fwd), now: now))
-                if case .list(let number) = kind, (occupancy.itemCount(number) ?? 1) > 0 {
-                    prefetch(page: number + 1, locale: locale, request: request, context: context)
+                if case .list(let query) = kind, hasNextPage {
+                    var next = query
+                    next.page += 1
+                    prefetch(next, locale: locale, request: request, context: context)
                 }
             case .failure(let error, let originStatus):
                 if let stale = cached?.page, error.status >= 500 {
@@ -193,61 +188,129 @@ public final class ProductReads: Sendable {
             coalescer.finish(key, with: .failure(.serviceUnavailable("No origin is configured."), originStatus: nil))
             return
         }
+        let generation = invalidations.load(ordering: .acquiring)
         let target: String
         switch kind {
-        case .list(let page): target = configuration.generation.listTarget(page: page)
+        case .list(let query) where configuration.generation == .v1:
+            let pages = OriginGeneration.v1OriginPages(for: query)
+            fetchV1Pages(pages.lowerBound, upTo: pages.upperBound, collected: [], origin: origin, request: request, context: context,
+                         generation: generation) { [self] result in
+                switch result {
+                case .success(let originPages):
+                    DispatchQueue.global().async { [self] in
+                        coalescer.finish(key, with: store(.v1(originPages), kind: kind, key: key, locale: locale, context: context, generation: generation))
+                    }
+                case .failure(let failure):
+                    coalescer.finish(key, with: .failure(failure.error, originStatus: failure.originStatus))
+                }
+            }
+            return
+        case .list(let query): target = configuration.generation.listTarget(query)
         case .detail(let id): target = configuration.generation.detailTarget(id: id)
         }
         let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID)
-        let generation = invalidations.load(ordering: .acquiring)
         origin.send(originRequest, to: endpoint) { [self] result in
             switch result {
             case .success(let response) where response.status == 200:
                 // Mapping and compression are CPU work: off the loop.
                 DispatchQueue.global().async { [self] in
                     coalescer.finish(
-                        key, with: store(response.body, kind: kind, key: key, locale: locale, context: context, generation: generation))
+                        key, with: store(.body(response.body), kind: kind, key: key, locale: locale, context: context, generation: generation))
                 }
             case .success(let response) where response.status == 404:
                 let page = CachedPage(
                     status: 404, contentType: "application/problem+json", identity: [], gzip: nil, storedAt: .now,
                     timeToLive: configuration.notFoundTimeToLive)
                 storeCounting(page, key, generation: generation)
-                coalescer.finish(key, with: .page(page))
+                coalescer.finish(key, with: .page(page, hasNextPage: false))
             case .success(let response):
-                let error: GatewayError = response.status >= 500
-                    ? .badGateway("The origin answered \(response.status).")
-                    : .badGateway("The origin refused the request with \(response.status).")
-                coalescer.finish(key, with: .failure(error, originStatus: response.status))
+                let failure = Self.failure(originStatus: response.status)
+                coalescer.finish(key, with: .failure(failure.error, originStatus: failure.originStatus))
             case .failure(let failure):
                 coalescer.finish(key, with: .failure(failure.gatewayError, originStatus: nil))
             }
         }
     }
 
-    /// Maps the origin's body to contract bytes, gzips them, stores the page.
+    /// What an origin status other than 200 (and, for single reads, 404) means for a read.
+    private static func failure(originStatus status: Int) -> FetchFailure {
+        let error: GatewayError = status >= 500
+            ? .badGateway("The origin answered \(status).")
+            : .badGateway("The origin refused the request with \(status).")
+        return FetchFailure(error: error, originStatus: status)
+    }
+
+    /// Fetches v1 origin pages `number…last` in order (each from ``V1OriginPages`` when it
+    /// is there), stopping after the first page that is not full, and calls `completion`
+    /// with them. Called on the loop that owns `origin`; decoding runs off the loop, and the
+    /// next request is sent from the loop again. `completion` runs on that loop.
+    private func fetchV1Pages(
+        _ number: Int, upTo last: Int, collected: [V1ItemsPage], origin: OriginClient, request: GatewayRequest, context: RouteContext,
+        generation: Int, completion: @escaping @Sendable (Result<[V1ItemsPage], FetchFailure>) -> Void
+    ) {
+        let proceed: @Sendable (V1ItemsPage) -> Void = { [self] page in
+            let pages = collected + [page]
+            if number == last || page.items.count < OriginGeneration.v1PageSize {
+                completion(.success(pages))
+            } else {
+                fetchV1Pages(
+                    number + 1, upTo: last, collected: pages, origin: origin, request: request, context: context, generation: generation,
+                    completion: completion)
+            }
+        }
+        if let page = v1Pages.lookup(number, now: .now) { return proceed(page) }
+        let originRequest = OriginRequest(method: .get, target: OriginGeneration.v1ListTarget(page: number), requestID: request.requestID)
+        origin.send(originRequest, to: endpoint) { [self] result in
+            switch result {
+            case .success(let response) where response.status == 200:
+                DispatchQueue.global().async { [self] in
+                    do throws(OriginResponseError) {
+                        let page = try OriginGeneration.v1Page(bytes: response.body)
+                        if invalidations.load(ordering: .acquiring) == generation { v1Pages.store(page, number: number, now: .now) }
+                        origin.loop.execute { proceed(page) }
+                    } catch {
+                        context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
+                        completion(.failure(FetchFailure(error: .badGateway("The origin's response could not be read."), originStatus: 200)))
+                    }
+                }
+            case .success(let response):
+                completion(.failure(Self.failure(originStatus: response.status)))
+            case .failure(let failure):
+                completion(.failure(FetchFailure(error: failure.gatewayError, originStatus: nil)))
+            }
+        }
+    }
+
+    /// What a fetch brought back: one origin body, or (v1 lists) decoded origin pages.
+    private enum Fetched {
+        case body([UInt8])
+        case v1([V1ItemsPage])
+    }
+
+    /// Maps what was fetched to contract bytes, gzips them, stores the page. Off the loop.
     private func store(
-        _ body: [UInt8], kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int
+        _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int
     ) -> Outcome {
         let identity: [UInt8]
         let timeToLive: Duration
+        var hasNextPage = false
         do {
-            switch kind {
-            case .list(let page):
-                var contract = try configuration.generation.mapPage(bytes: body, page: page, locale: locale, imageURL: imageURL)
-                if configuration.generation == .v1 {
-                    // v1 has no "has next" flag: say what page + 1 held when it is known
-                    // (learning only from answers no write has overtaken).
-                    if invalidations.load(ordering: .acquiring) == generation {
-                        learn(page: page, itemCount: contract.items.count)
-                    }
-                    if let next = occupancy.itemCount(page + 1) { contract.hasNextPage = next > 0 }
-                }
+            switch (kind, fetched) {
+            case (.list(let query), .v1(let pages)):
+                let contract = try OriginGeneration.mapV1Pages(pages, query: query, locale: locale, imageURL: imageURL)
+                hasNextPage = contract.hasNextPage
                 identity = contract.jsonBytes()
                 timeToLive = configuration.listTimeToLive
-            case .detail:
+            case (.list(let query), .body(let body)):
+                let contract = try configuration.generation.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL)
+                hasNextPage = contract.hasNextPage
+                identity = contract.jsonBytes()
+                timeToLive = configuration.listTimeToLive
+            case (.detail, .body(let body)):
                 identity = try configuration.generation.detailJSON(bytes: body, locale: locale, imageURL: imageURL)
                 timeToLive = configuration.detailTimeToLive
+            case (.detail, .v1):
+                preconditionFailure("details are one origin request")
             }
         } catch {
             context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
@@ -258,26 +321,14 @@ public final class ProductReads: Sendable {
             status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: .now, timeToLive: timeToLive,
             fields: [("Vary", PageResponse.vary), ("Content-Language", locale.identifier)])
         storeCounting(page, key, generation: generation)
-        return .page(page)
+        return .page(page, hasNextPage: hasNextPage)
     }
 
-    /// Records how many items v1 `page` held. When that contradicts the `hasNextPage` page
-    /// `page - 1` was rendered with (what was known of `page` then, or else "page - 1 is
-    /// full"), page `page - 1` leaves the cache so its next rendering says the truth.
-    private func learn(page: Int, itemCount: Int) {
-        let previous = occupancy.record(page, itemCount: itemCount)
-        guard page > 1 else { return }
-        let renderedHasNext = previous.map { $0 > 0 }
-            ?? occupancy.itemCount(page - 1).map { $0 >= OriginGeneration.v1PageSize }
-        guard renderedHasNext != (itemCount > 0) else { return }
-        cache.remove { $0.route == .list && $0.number == Int64(page - 1) }
-    }
-
-    /// Fetches list page `page` in the background after a miss on the page before it, so the
-    /// next scroll is a hit. Bounded; skipped when cached or already running.
-    private func prefetch(page: Int, locale: ClientLocale, request: GatewayRequest, context: RouteContext) {
-        guard page <= Self.maxPage, let origin = context.origin else { return }
-        let key = Self.key(.list(page: page), locale: locale)
+    /// Fetches list page `query` in the background after a miss on the page before it, so
+    /// the next scroll is a hit. Bounded; skipped when cached or already running.
+    private func prefetch(_ query: ListQuery, locale: ClientLocale, request: GatewayRequest, context: RouteContext) {
+        guard query.page <= ListQuery.maxPage, let origin = context.origin else { return }
+        let key = Self.key(.list(query), locale: locale)
         guard cache.lookup(key, now: .now) == nil else { return }
         guard prefetches.add(1, ordering: .relaxed).newValue <= Self.maxPrefetches else {
             prefetches.subtract(1, ordering: .relaxed)
@@ -285,18 +336,18 @@ public final class ProductReads: Sendable {
         }
         metrics.cacheEvent("prefetch", cache: "page")
         origin.loop.execute { [self] in
-            fetch(.list(page: page), key: key, locale: locale, request: request, context: context) { [self] _ in
+            fetch(.list(query), key: key, locale: locale, request: request, context: context) { [self] _ in
                 prefetches.subtract(1, ordering: .relaxed)
             }
         }
     }
 
     /// Drops what a write to product `id` (nil: a new product) may have made untrue: its
-    /// details in every locale, every list page, and what is known of the pages' contents.
+    /// details in every locale, every list page, and the v1 origin pages.
     public func invalidate(productID id: Int64?) {
         invalidations.add(1, ordering: .releasing)
         cache.remove { key in key.route == .list || (key.route == .detail && key.number == id) }
-        occupancy.reset()
+        v1Pages.removeAll()
     }
 
     /// Stores `page` unless an invalidation happened since its fetch began (`generation`):
@@ -310,7 +361,8 @@ public final class ProductReads: Sendable {
 
     private static func key(_ kind: Kind, locale: ClientLocale) -> PageCacheKey {
         switch kind {
-        case .list(let page): PageCacheKey(route: .list, number: Int64(page), locale: locale.identifier)
+        case .list(let query):
+            PageCacheKey(route: .list, number: Int64(query.page), locale: locale.identifier, pageSize: query.pageSize, search: query.search)
         case .detail(let id): PageCacheKey(route: .detail, number: id, locale: locale.identifier)
         }
     }

@@ -8,11 +8,22 @@ import GatewayModels
 /// in the contract, and followed by invalidation of every cached page the write could make
 /// untrue.
 ///
+/// On v2/v2b the contract's `password` is the vendor secret, and the vendor `identifier`
+/// header comes from the request's `Vendor-Identifier` or else `--origin-vendor-identifier`
+/// (neither is ever logged). Those origins need more than one request for some writes: an
+/// update that changes only one of the two prices first reads the product from the origin
+/// (never from the cache) to compute the discount amount; a delete asks for the product's
+/// delete secret (v2 `POST …/secret`) or address (v2b `POST …/archived`), checks the answer,
+/// then deletes. An answer that fails the check ends the write with 502 and nothing more is
+/// requested.
+///
 /// Handlers are `deferred`, on the loop that owns the request; decoding and validation run
-/// off the loop (base64 and image checks are CPU work), the origin request on the loop.
+/// off the loop (base64 and image checks are CPU work), the origin requests on the loop.
 public final class ProductWrites: Sendable {
     let endpoint: OriginEndpoint
     let generation: OriginGeneration
+    /// The v2/v2b vendor identifier when the request sends none.
+    let vendorIdentifier: String?
     let limits: DraftLimits
     let reads: ProductReads
     /// Rewrites image URLs in the products written back, as the read path does.
@@ -20,11 +31,12 @@ public final class ProductWrites: Sendable {
     private let idempotency = IdempotencyStore()
 
     public init(
-        endpoint: OriginEndpoint, generation: OriginGeneration, limits: DraftLimits = DraftLimits(), reads: ProductReads,
-        imageURL: @escaping ImageURLRewriter = identityImageURL
+        endpoint: OriginEndpoint, generation: OriginGeneration, vendorIdentifier: String? = nil, limits: DraftLimits = DraftLimits(),
+        reads: ProductReads, imageURL: @escaping ImageURLRewriter = identityImageURL
     ) {
         self.endpoint = endpoint
         self.generation = generation
+        self.vendorIdentifier = vendorIdentifier
         self.limits = limits
         self.reads = reads
         self.imageURL = imageURL
@@ -79,16 +91,20 @@ public final class ProductWrites: Sendable {
             return responder.fail(GatewayError.serviceUnavailable("No origin is configured."))
         }
         let loop = origin.loop
+        let identifier = vendorIdentifier(of: request)
         DispatchQueue.global().async { [self] in
             let operation: Operation
             do throws(ValidationFailure) {
                 operation = try decode(request.body, contentType)
             } catch {
-                return responder.fail(GatewayError.invalidFields(error.errors))
+                let identifierErrors = identifier.failure.map { [$0] } ?? []
+                return responder.fail(GatewayError.invalidFields(error.errors + identifierErrors))
             }
+            if let failure = identifier.failure { return responder.fail(GatewayError.invalidFields([failure])) }
+            let vendor = identifier.value
             loop.execute { [self] in
                 guard let key = request.headers["Idempotency-Key"], request.method == .post else {
-                    return send(operation, request: request, origin: origin) { response, _ in responder.send(response) }
+                    return send(operation, request: request, origin: origin, identifier: vendor) { response, _ in responder.send(response) }
                 }
                 guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                     return responder.fail(GatewayError.invalidFields([
@@ -98,7 +114,7 @@ public final class ProductWrites: Sendable {
                 let fingerprint = EntityTag.strong(for: Array(request.path.utf8) + [0] + request.body)
                 switch idempotency.claim(key, fingerprint: fingerprint, now: .now, waiter: { responder.send(Self.replayed($0)) }) {
                 case .first:
-                    send(operation, request: request, origin: origin) { [self] response, reachedOrigin in
+                    send(operation, request: request, origin: origin, identifier: vendor) { [self] response, reachedOrigin in
                         // A request that never reached the origin created nothing: a retry
                         // with the same key runs afresh.
                         if reachedOrigin {
@@ -127,53 +143,125 @@ public final class ProductWrites: Sendable {
         return response
     }
 
-    /// Sends `operation` to the origin once and turns the outcome into the client's
-    /// response. On the loop thread; `completion` runs there, with whether the request may
-    /// have reached the origin.
-    private func send(
-        _ operation: Operation, request: GatewayRequest, origin: OriginClient, completion: @escaping (GatewayResponse, Bool) -> Void
-    ) {
-        let originRequest: OriginRequest
-        let productID: Int64?
-        do throws(ValidationFailure) {
-            (originRequest, productID) = try self.originRequest(for: operation, requestID: request.requestID)
-        } catch {
-            return completion(GatewayError.invalidFields(error.errors).response(requestID: request.requestID), false)
-        }
-        let locale = reads.configuration.locales.resolve(acceptLanguage: request.headers["Accept-Language"])
-        origin.send(originRequest, to: endpoint) { [self] result in
-            let reachedOrigin: Bool
-            switch result {
-            case .failure(.connectFailed), .failure(.overloaded): reachedOrigin = false
-            default: reachedOrigin = true
+    /// The vendor identifier a v2/v2b write is sent with, or the field error that stops it
+    /// (none at all, or not 1 to 200 visible ASCII characters). v1 needs none.
+    private func vendorIdentifier(of request: GatewayRequest) -> (value: String?, failure: FieldError?) {
+        guard generation != .v1 else { return (nil, nil) }
+        if let header = request.headers["Vendor-Identifier"] {
+            guard (1...200).contains(header.utf8.count), header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                return (nil, FieldError(field: "Vendor-Identifier", message: "must be 1 to 200 visible ASCII characters."))
             }
-            completion(
-                response(for: result, operation: operation, productID: productID, locale: locale, requestID: request.requestID),
-                reachedOrigin)
+            return (header, nil)
+        }
+        guard let vendorIdentifier else {
+            return (nil, FieldError(
+                field: "Vendor-Identifier",
+                message: "is required by this origin (\(generation.rawValue)): send the Vendor-Identifier header, or start the gateway with --origin-vendor-identifier."))
+        }
+        return (vendorIdentifier, nil)
+    }
+
+    /// Sends `operation` to the origin (each request once; a write is never retried) and
+    /// turns the outcome into the client's response. On the loop thread; `completion` runs
+    /// there, with whether a request that may change something may have reached the origin.
+    private func send(
+        _ operation: Operation, request: GatewayRequest, origin: OriginClient, identifier: String?,
+        completion: @escaping @Sendable (GatewayResponse, Bool) -> Void
+    ) {
+        let requestID = request.requestID
+        let locale = reads.configuration.locales.resolve(acceptLanguage: request.headers["Accept-Language"])
+        /// Sends the request that makes the change and answers from its outcome.
+        let finalStep: @Sendable (OriginRequest, Int64?) -> Void = { [self] originRequest, productID in
+            origin.send(originRequest, to: endpoint) { [self] result in
+                completion(
+                    response(for: result, operation: operation, productID: productID, locale: locale, requestID: requestID),
+                    Self.mayHaveReached(result))
+            }
+        }
+        let fail: @Sendable (GatewayError, Bool) -> Void = { error, reached in completion(error.response(requestID: requestID), reached) }
+        switch (generation, operation) {
+        case (.v1, .create(let draft)):
+            finalStep(originRequest(.post, "/item", draft.originBody(for: .v1), identifier: nil, requestID: requestID), nil)
+        case (.v1, .update(let id, let patch)):
+            do throws(ValidationFailure) {
+                finalStep(originRequest(.patch, generation.detailTarget(id: id), try patch.originBody(for: .v1), identifier: nil, requestID: requestID), id)
+            } catch {
+                fail(GatewayError.invalidFields(error.errors), false)
+            }
+        case (.v1, .delete(let id, let deletion)):
+            finalStep(originRequest(.delete, generation.detailTarget(id: id), deletion.v1Body(), identifier: nil, requestID: requestID), id)
+        case (_, .create(let draft)):
+            let body = draft.originBody(for: generation, secret: draft.password)
+            finalStep(originRequest(.post, "/api/products", body, identifier: identifier, requestID: requestID), nil)
+        case (_, .update(let id, let patch)):
+            let patchWith: @Sendable (CurrentPrices?) -> Void = { [self] current in
+                do throws(ValidationFailure) {
+                    let body = try patch.originBody(for: generation, secret: patch.password, current: current)
+                    finalStep(originRequest(.patch, generation.detailTarget(id: id), body, identifier: identifier, requestID: requestID), id)
+                } catch {
+                    fail(GatewayError.invalidFields(error.errors), false)
+                }
+            }
+            guard patch.needsCurrentPrices(for: generation) else { return patchWith(nil) }
+            // The prices as the origin has them now: never the cache, which may be stale.
+            origin.send(originRequest(.get, generation.detailTarget(id: id), nil, identifier: nil, requestID: requestID), to: endpoint) {
+                [self] result in
+                guard case .success(let answer) = result, answer.status == 200 else {
+                    return completion(
+                        response(for: result, operation: operation, productID: nil, locale: locale, requestID: requestID), false)
+                }
+                guard let detail = try? generation.mapDetail(bytes: answer.body, locale: locale) else {
+                    return fail(.badGateway("The origin's product could not be read, so the discount could not be computed."), false)
+                }
+                patchWith(CurrentPrices(price: detail.summary.price, salePrice: detail.summary.discountedPrice))
+            }
+        case (_, .delete(let id, let deletion)):
+            let action = generation == .v2 ? "secret" : "archived"
+            let ask = originRequest(.post, "/api/products/\(id)/\(action)", deletion.v2SecretBody(), identifier: identifier, requestID: requestID)
+            origin.send(ask, to: endpoint) { [self] result in
+                guard case .success(let answer) = result, (200..<300).contains(answer.status) else {
+                    return completion(
+                        response(for: result, operation: operation, productID: id, locale: locale, requestID: requestID),
+                        Self.mayHaveReached(result))
+                }
+                let target: String?
+                if generation == .v2 {
+                    target = OriginDeleteAnswer.productSecret(answer.body).map { "/api/products/\(id)/\($0)" }
+                } else {
+                    target = OriginDeleteAnswer.archivedTarget(answer.body)
+                }
+                guard let target else {
+                    return fail(.badGateway(
+                        "The origin's answer to POST /api/products/\(id)/\(action) is not a delete address the gateway may follow; nothing more was requested."),
+                        true)
+                }
+                finalStep(originRequest(.delete, target, nil, identifier: identifier, requestID: requestID), id)
+            }
         }
     }
 
-    private func originRequest(for operation: Operation, requestID: String) throws(ValidationFailure) -> (OriginRequest, Int64?) {
-        let method: HTTPMethod
-        let target: String
-        let body: OriginRequestBody
-        let id: Int64?
-        switch operation {
-        case .create(let draft):
-            (method, target, body, id) = (.post, "/item", draft.originBody(for: generation), nil)
-        case .update(let productID, let patch):
-            (method, target, body, id) = (.patch, generation.detailTarget(id: productID), try patch.originBody(for: generation), productID)
-        case .delete(let productID, let deletion):
-            (method, target, body, id) = (.delete, generation.detailTarget(id: productID), deletion.v1Body(), productID)
+    /// Whether a request may have reached the origin (so a retry with the same
+    /// `Idempotency-Key` must not run afresh).
+    private static func mayHaveReached(_ result: Result<OriginResponse, OriginFailure>) -> Bool {
+        switch result {
+        case .failure(.connectFailed), .failure(.overloaded): false
+        default: true
         }
-        let request = OriginRequest(
-            method: method, target: target, headers: ["Content-Type": body.contentType], body: body.bytes, requestID: requestID)
-        return (request, id)
+    }
+
+    private func originRequest(
+        _ method: HTTPMethod, _ target: String, _ body: OriginRequestBody?, identifier: String?, requestID: String
+    ) -> OriginRequest {
+        var headers: HTTPHeaders = [:]
+        if let body { headers.set("Content-Type", body.contentType) }
+        if let identifier { headers.set("identifier", identifier) }
+        return OriginRequest(method: method, target: target, headers: headers, body: body?.bytes ?? [], requestID: requestID)
     }
 
     /// The client's answer to the origin's: the product in the contract (201 with
-    /// `Location` for a create), the origin's own 4xx with its reason, 502 for anything
-    /// else, and 504 when the outcome is unknown. Successful writes invalidate the cache.
+    /// `Location` for a create), the origin's 4xx as ``OriginRefusal`` maps it, 502 for
+    /// anything else, and 504 when the outcome is unknown. Successful writes invalidate the
+    /// cache.
     private func response(
         for result: Result<OriginResponse, OriginFailure>, operation: Operation, productID: Int64?, locale: ClientLocale,
         requestID: String
@@ -204,9 +292,11 @@ public final class ProductWrites: Sendable {
             answer.headers.set("Cache-Control", "no-store")
             return answer
         case .success(let response) where (400..<500).contains(response.status):
-            let reason = (try? V1ErrorBody(json: response.body))?.reason ?? "The origin refused the request."
-            return GatewayError(status: response.status, type: GatewayError.typePrefix + "origin-refused", title: HTTPStatus.reasonPhrase(response.status), detail: reason)
-                .response(requestID: requestID)
+            let refusal = OriginRefusal(originStatus: response.status, body: response.body)
+            return GatewayError(
+                status: refusal.status, type: GatewayError.typePrefix + "origin-refused", title: HTTPStatus.reasonPhrase(refusal.status),
+                detail: refusal.detail
+            ).response(requestID: requestID)
         case .success(let response):
             return GatewayError.badGateway("The origin answered \(response.status).").response(requestID: requestID)
         }

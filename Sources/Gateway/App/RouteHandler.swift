@@ -8,14 +8,21 @@ public struct RouteContext: Sendable {
     /// The origin client of the loop running the handler; nil without an origin. Use it
     /// only on that loop (a `deferred` handler is there).
     public let origin: OriginClient?
+    /// The server's shutdown state; nil outside a server.
+    private let drain: DrainState?
     private let baseLogger: Logger
 
-    public init(parameters: [String: String] = [:], requestID: String, logger: Logger, origin: OriginClient? = nil) {
+    public init(parameters: [String: String] = [:], requestID: String, logger: Logger, origin: OriginClient? = nil, drain: DrainState? = nil) {
         self.parameters = parameters
         self.requestID = requestID
         self.baseLogger = logger
         self.origin = origin
+        self.drain = drain
     }
+
+    /// True once the server drains (after SIGTERM or SIGINT), read when asked: a handler
+    /// answering late sees the state at that time.
+    public var draining: Bool { drain?.isDraining ?? false }
 
     /// The server's logger with this request's id as `request_id` metadata. Built on use, so
     /// requests that log nothing pay nothing.

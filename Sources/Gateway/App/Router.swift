@@ -57,11 +57,12 @@ public struct Router: Sendable {
         fileprivate let unmatched: RouteHandler?
 
         /// Answers through `responder` exactly once. On the loop thread that owns the
-        /// request.
-        public func run(_ request: GatewayRequest, logger: Logger, origin: OriginClient? = nil, responder: Responder) {
+        /// request. `drain` tells handlers whether the server is shutting down.
+        public func run(_ request: GatewayRequest, logger: Logger, origin: OriginClient? = nil, drain: DrainState? = nil, responder: Responder) {
             switch match {
             case .found(let handler, let parameters, _):
-                let context = RouteContext(parameters: parameters, requestID: request.requestID, logger: logger, origin: origin)
+                let context = RouteContext(
+                    parameters: parameters, requestID: request.requestID, logger: logger, origin: origin, drain: drain)
                 handler.run(request, context: context, responder: responder)
             case .options(let allowed, _):
                 responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))

@@ -69,7 +69,7 @@ public final class PageCache: Sendable {
 }
 
 /// What a cached page is for: the route, the one number it reads (list page or product id,
-/// normalised), and the resolved locale. Never raw headers or the raw query, so clients
+/// normalised), the resolved locale, and for lists the page size and normalised search. Never raw headers or the raw query, so clients
 /// cannot split or poison entries. Small strings and integers only: making one to look up a
 /// hit allocates nothing.
 public struct PageCacheKey: Sendable, Hashable, CustomStringConvertible {
@@ -83,16 +83,22 @@ public struct PageCacheKey: Sendable, Hashable, CustomStringConvertible {
     public let route: Route
     public let number: Int64
     public let locale: String
+    /// Lists: the page size (0 for details).
+    public let pageSize: Int
+    /// Lists: the normalised search text (`ListQuery.normalisedSearch`), nil for none.
+    public let search: String?
 
-    public init(route: Route, number: Int64, locale: String) {
+    public init(route: Route, number: Int64, locale: String, pageSize: Int = 0, search: String? = nil) {
         self.route = route
         self.number = number
         self.locale = locale
+        self.pageSize = pageSize
+        self.search = search
     }
 
     public var description: String {
         switch route {
-        case .list: "/v1/products?page=\(number)#\(locale)"
+        case .list: "/v1/products?page=\(number)&pageSize=\(pageSize)\(search.map { "&q=\($0)" } ?? "")#\(locale)"
         case .detail: "/v1/products/\(number)#\(locale)"
         }
     }

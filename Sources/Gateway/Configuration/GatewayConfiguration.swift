@@ -14,6 +14,9 @@ public struct GatewayConfiguration: Sendable {
     public var threads: Int = GatewayConfiguration.defaultThreads
     /// The origin's base URL; nil runs the gateway on its embedded demo origin.
     public var origin: String?
+    /// The v2/v2b vendor `identifier` sent with writes when the request carries no
+    /// `Vendor-Identifier`. A secret: never logged.
+    public var originVendorIdentifier: String?
     /// The largest request body accepted; larger ones get 413 before they are buffered.
     public var maxBodyBytes: Int = 4 * 1024 * 1024
     /// The largest request line plus header block accepted; larger heads get 431.

@@ -306,7 +306,7 @@ final class ClientConnection: @unchecked Sendable {
             return Self.request(message, in: bytes, peer: peer)
         }
         start += message.length
-        let keepAlive = message.head.keepAlive && !core.draining.load(ordering: .relaxed)
+        let keepAlive = message.head.keepAlive && !core.drain.isDraining
         let exchange = ServerExchange(
             connection: self, method: request.method, path: request.path, requestID: request.requestID,
             acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: started,
@@ -324,7 +324,8 @@ final class ClientConnection: @unchecked Sendable {
         } else {
             let resolution = core.router.resolve(request)
             exchange.route = resolution.label
-            resolution.run(request, logger: core.logger, origin: server.originClient, responder: responder)
+            resolution.run(
+                request, logger: core.logger, origin: server.originClient, drain: core.drain, responder: responder)
         }
         if phase == .handling { pauseReading() }
     }
@@ -370,7 +371,7 @@ final class ClientConnection: @unchecked Sendable {
         }
         disarmReading()
         start += message.length
-        let closeAfter = !message.head.keepAlive || core.draining.load(ordering: .relaxed)
+        let closeAfter = !message.head.keepAlive || core.drain.isDraining
         answer.append(server.currentDateField())
         let bodyLength = answer.file?.bodyLength ?? answer.body.count
         if !HTTPStatus.hasNoContent(answer.status) { ResponseHeadWriter.appendContentLength(bodyLength, to: &answer.head) }
@@ -471,7 +472,7 @@ final class ClientConnection: @unchecked Sendable {
             reset()
             return
         }
-        let closeAfter = !exchange.keepAlive || server.core.draining.load(ordering: .relaxed)
+        let closeAfter = !exchange.keepAlive || server.core.drain.isDraining
         let sendsBody = exchange.method != .head && !HTTPStatus.hasNoContent(response.status)
         var head = server.head
         server.head = []

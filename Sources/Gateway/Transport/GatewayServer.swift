@@ -87,7 +87,7 @@ public final class GatewayServer: Sendable {
             return state.loops
         }
         guard !loops.isEmpty else { return }
-        core.draining.store(true, ordering: .relaxed)
+        core.drain.begin()
         // No new connections; idle keep-alive connections close, busy ones after their answer.
         for serverLoop in loops { serverLoop.loop.post { serverLoop.drain() } }
         let deadline = ContinuousClock.now + core.configuration.shutdownGrace

@@ -11,8 +11,8 @@ final class ServerCore: Sendable {
     let metrics: GatewayMetrics
     /// Requests read but not answered yet, across all loops.
     let inFlight = Atomic<Int>(0)
-    /// Set when shutdown begins: replies then carry `Connection: close`.
-    let draining = Atomic<Bool>(false)
+    /// Begun when shutdown begins: replies then carry `Connection: close`.
+    let drain = DrainState()
     /// Open client connections, across all loops (bounded by `maxConnections`).
     let connections = Atomic<Int>(0)
     /// The request limits every loop's decoders enforce.

@@ -92,6 +92,52 @@ extension IntegrationTests {
             #expect(gatewayStopped.lowerBound < originStopped.lowerBound)
         }
 
+        /// `GATEWAY_ORIGIN_GENERATION=v2b` without an origin: the demo origin runs as v2b,
+        /// and the same contract comes out, with vendors, search and writes as its vendor.
+        @Test func theDemoOriginRunsInTheChosenGeneration() async throws {
+            var environment = ProcessInfo.processInfo.environment
+            environment.removeValue(forKey: "GATEWAY_ORIGIN")
+            environment.removeValue(forKey: "GATEWAY_ORIGIN_VENDOR_IDENTIFIER")
+            environment.merge(Self.cacheDirectory) { _, new in new }
+            environment["GATEWAY_ORIGIN_GENERATION"] = "v2b"
+            let gateway = try BuiltExecutable("gateway", arguments: ["--host", "127.0.0.1", "--port", "0", "--threads", "1"], environment: environment)
+            let seen = Self.readUntilListening(gateway)
+            let port = try #require(seen.firstMatch(of: Self.gatewayListening).flatMap { Int($0.1) })
+            let match = try #require(seen.firstMatch(of: /demo-origin: url=http:\/\/127\.0\.0\.1:(\d+) \[DemoOrigin\] demo origin listening/))
+            let originPort = try #require(Int(match.1))
+            let (origin, list, search, ready) = try await offPool {
+                let client = try RawHTTPClient(port: port)
+                return (
+                    try RawHTTPClient(port: originPort).request("GET", "/healthChecker"),
+                    try client.request("GET", "/v1/products?pageSize=3"),
+                    try client.request("GET", "/v1/products?q=iphone&pageSize=2"),
+                    try client.request("GET", "/readyz")
+                )
+            }
+            #expect(origin.text == #""OK""#)
+            #expect(list.status == 200)
+            let items = try #require(try list.json()["items"] as? [[String: Any]])
+            #expect(items.compactMap { $0["id"] as? Int } == [127, 126, 125])
+            #expect((items.first?["vendor"] as? [String: Any])?["name"] as? String != nil)
+            #expect(search.status == 200)
+            #expect((try search.json()["items"] as? [[String: Any]])?.allSatisfy { ($0["title"] as? String)?.lowercased().contains("iphone") == true } == true)
+            #expect(ready.status == 200)
+            #expect(try ready.json()["origin"] as? String == "up")
+            let png = Data(IntegrationTests.WritePath.png).base64EncodedString()
+            let created = try await offPool {
+                try RawHTTPClient(port: port).request(
+                    "POST", "/v1/products", headers: ["Content-Type: application/json"],
+                    body: Array(#"{"title":"t","description":"d","price":10,"currency":"KRW","stock":1,"password":"demo-secret-1","images":[{"data":"\#(png)"}]}"#.utf8))
+            }
+            #expect(created.status == 201)
+            gateway.signal(SIGTERM)
+            #expect(try await gateway.waitForExit() == 0)
+            let log = seen + gateway.remainingStderr()
+            // Neither the vendor identifier nor the secret reaches the log.
+            #expect(!log.contains("5e1e3f0a-6a4c-11ed-a1eb-0242ac120002"))
+            #expect(!log.contains("demo-secret-1"))
+        }
+
         @Test func refusesBadConfigurationWithAMessage() async throws {
             let gateway = try BuiltExecutable("gateway", arguments: ["--threads", "0"])
             #expect(try await gateway.waitForExit() != 0)

@@ -205,11 +205,14 @@ extension IntegrationTests {
                 let next = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=3") }
                 #expect(next.header("Cache-Status")?.hasPrefix("open-market-gateway; hit; ttl=") == true)
                 #expect(harness.origin.counts.count("GET", "/items/3") == 1)
-                #expect(harness.origin.counts.count("GET", "/items/4") == 0, "a hit prefetches nothing")
+                // Page 3's prefetch read origin page 4 ahead, for its hasNextPage; the hit on
+                // page 3 prefetches nothing more.
+                #expect(harness.origin.counts.count("GET", "/items/4") == 1)
+                #expect(harness.origin.counts.count("GET", "/items/5") == 0, "a hit prefetches nothing")
             }
         }
 
-        @Test func hasNextPageFollowsWhatTheNextPageHolds() async throws {
+        @Test func hasNextPageIsExactFromTheFirstAnswer() async throws {
             try await ReadPathHarness.with { harness in
                 let originPort = try #require(harness.origin.port)
                 // Leave exactly 120 items: page 6 is full and page 7 is empty.
@@ -222,15 +225,17 @@ extension IntegrationTests {
                     }
                 }
                 let port = harness.port
-                let first = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=6") }
-                #expect((try first.json()["items"] as? [Any])?.count == 20)
-                // The prefetch finds page 7 empty, and page 6 (rendered as having a next page)
-                // leaves the cache.
-                #expect(try await harness.wait { harness.reads.cache.lookup(ReadPathHarness.listKey(6), now: .now) == nil })
-                let again = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=6") }
-                #expect(try again.json()["hasNextPage"] as? Bool == false)
+                let six = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=6") }
+                #expect(six.header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
+                #expect((try six.json()["items"] as? [Any])?.count == 20)
+                // The gateway read origin page 7 ahead: it is empty, so page 6 is the last.
+                #expect(try six.json()["hasNextPage"] as? Bool == false)
+                #expect(harness.origin.counts.count("GET", "/items/6") == 1)
+                #expect(harness.origin.counts.count("GET", "/items/7") == 1)
                 let five = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=5") }
                 #expect(try five.json()["hasNextPage"] as? Bool == true)
+                // Origin page 6 was kept from the read before.
+                #expect(harness.origin.counts.count("GET", "/items/6") == 1)
             }
         }
 

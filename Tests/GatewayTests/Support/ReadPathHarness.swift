@@ -1,5 +1,6 @@
 import DemoOrigin
 import Foundation
+import GatewayModels
 import Logging
 @testable import Gateway
 
@@ -23,19 +24,26 @@ struct ReadPathHarness {
 
     /// The cache key of list page `page` in ko-KR.
     static func listKey(_ page: Int) -> PageCacheKey {
-        PageCacheKey(route: .list, number: Int64(page), locale: "ko-KR")
+        PageCacheKey(route: .list, number: Int64(page), locale: "ko-KR", pageSize: ListQuery.defaultPageSize)
     }
 
-    /// Starts both, runs `body`, stops both.
+    /// Starts both, runs `body`, stops both. With a `generation` other than v1 the demo
+    /// origin runs in it, and the gateway talks to it as its first vendor.
     static func with(
-        threads: Int = 2, configure: (inout GatewayConfiguration) -> Void = { _ in },
+        threads: Int = 2, generation: OriginGeneration = .v1, demo: (inout DemoOriginConfiguration) -> Void = { _ in },
+        configure: (inout GatewayConfiguration) -> Void = { _ in },
         _ body: (ReadPathHarness) async throws -> Void
     ) async throws {
         let logger = Logger.quiet("read-path-test")
-        let origin = DemoOrigin(logger: logger)
+        var demoConfiguration = DemoOriginConfiguration()
+        demoConfiguration.generation = generation
+        demo(&demoConfiguration)
+        let origin = DemoOrigin(configuration: demoConfiguration, logger: logger)
         let url = try origin.start()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("read-path-\(UUID().uuidString)").path
         var configuration = GatewayConfiguration.testing(origin: url, threads: threads)
+        configuration.readPath.generation = generation
+        if generation != .v1 { configuration.originVendorIdentifier = demoConfiguration.vendors.first?.identifier }
         configuration.images.cacheDirectory = directory
         configure(&configuration)
         let metrics = GatewayMetrics()

@@ -1,3 +1,4 @@
+import GatewayModels
 import Testing
 @testable import Gateway
 @testable import GatewayCLI
@@ -17,6 +18,9 @@ import Testing
             #expect(help.contains("--\(name)"), "\(name)")
             #expect(help.contains(EnvironmentOptions.variable(for: name)), "\(name)")
         }
+        // And the other way: every option the help lists is read from the environment.
+        let listed = Set(help.matches(of: /--([a-z][a-z-]*)/).map { String($0.1) }).subtracting(["help"])
+        #expect(listed.subtracting(EnvironmentOptions.names).isEmpty, "\(listed.subtracting(EnvironmentOptions.names))")
     }
 
     @Test func optionsBecomeTheConfiguration() throws {
@@ -61,8 +65,17 @@ import Testing
         #expect(defaults.publicURL == nil)
     }
 
+    @Test func originGenerationAndVendorIdentifier() throws {
+        let configuration = try GatewayCommand.parse(["--origin-generation", "v2b", "--origin-vendor-identifier", "5e1e3f0a"]).gatewayConfiguration
+        #expect(configuration.readPath.generation == .v2b)
+        #expect(configuration.originVendorIdentifier == "5e1e3f0a")
+        let defaults = try GatewayCommand.parse([]).gatewayConfiguration
+        #expect(defaults.readPath.generation == .v1)
+        #expect(defaults.originVendorIdentifier == nil)
+    }
+
     @Test func refusesBadValues() {
-        for arguments in [["--image-signing-key", "short"], ["--image-host", "a/b"], ["--image-host", "host:99999"], ["--public-url", "ftp://x"], ["--max-image-bytes", "0"], ["--tls-cert", "c.pem"], ["--tls-key", "k.pem"], ["--port", "70000"], ["--threads", "0"], ["--origin", "ftp://x"], ["--origin", "not a url"], ["--log-level", "loud"], ["--max-body-bytes", "0"]] {
+        for arguments in [["--image-signing-key", "short"], ["--image-host", "a/b"], ["--image-host", "host:99999"], ["--public-url", "ftp://x"], ["--max-image-bytes", "0"], ["--tls-cert", "c.pem"], ["--tls-key", "k.pem"], ["--port", "70000"], ["--threads", "0"], ["--origin", "ftp://x"], ["--origin", "not a url"], ["--log-level", "loud"], ["--max-body-bytes", "0"], ["--origin-generation", "v3"], ["--origin-vendor-identifier", "a b"]] {
             #expect(throws: (any Error).self, "\(arguments)") { try GatewayCommand.parse(arguments) }
         }
     }

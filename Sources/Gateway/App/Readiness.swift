@@ -1,0 +1,114 @@
+import Foundation
+import GatewayModels
+import Synchronization
+
+/// `GET /readyz`, for load balancers and for apps that show a "service unavailable" banner.
+///
+/// - 200 `{"status":"ready","origin":"up"|"down","checkedAt":…}` while this process can serve,
+///   also when the origin is down (stale pages still serve, and one origin blip must not pull
+///   every replica out of the load balancer at once);
+/// - 503 problem+json (``ReadinessStatus/problemJSON(requestId:)``) once it drains after
+///   SIGTERM or SIGINT. While it starts nothing listens yet, so a probe is refused.
+///
+/// The origin is probed (v2/v2b `GET /healthChecker`, which answers `"OK"`; v1, which has no
+/// health route, `GET /items/1`) at most once per ``reuse`` per process, one probe at a time:
+/// a burst of `/readyz` cannot flood the origin. The first request waits for the first probe;
+/// later ones answer at once with the last result and start a new probe when it is older than
+/// ``reuse``. Handlers run on the request's loop; probe results arrive on that loop's origin
+/// client and are shared by every loop through one lock.
+public final class Readiness: Sendable {
+    private struct State {
+        var origin: ReadinessStatus.Origin?
+        var checkedAt: String?
+        var checkedInstant: ContinuousClock.Instant?
+        var probing = false
+        var waiters: [@Sendable (ReadinessStatus) -> Void] = []
+    }
+
+    /// How long one probe's result is reused.
+    public static let reuse: Duration = .seconds(2)
+
+    private let state = Mutex(State())
+    private let endpoint: OriginEndpoint
+    private let generation: OriginGeneration
+
+    public init(endpoint: OriginEndpoint, generation: OriginGeneration) {
+        self.endpoint = endpoint
+        self.generation = generation
+    }
+
+    public func register(in router: inout Router) {
+        router.add(.get, "/readyz", .deferred { [self] request, context, responder in
+            if context.draining {
+                return responder.send(Self.response(status(draining: true), requestID: request.requestID))
+            }
+            let now = ContinuousClock.now
+            enum Next { case answer(ReadinessStatus), wait, answerAndProbe(ReadinessStatus) }
+            // Whoever waits for the first probe answers with the drain state of that moment.
+            let waiter: @Sendable (ReadinessStatus) -> Void = { probed in
+                var status = probed
+                status.draining = context.draining
+                responder.send(Self.response(status, requestID: request.requestID))
+            }
+            let (next, startProbe): (Next, Bool) = state.withLock { state in
+                guard let checked = state.checkedInstant else {
+                    state.waiters.append(waiter)
+                    defer { state.probing = true }
+                    return (.wait, !state.probing)
+                }
+                let snapshot = ReadinessStatus(draining: false, origin: state.origin, checkedAt: state.checkedAt)
+                guard now - checked >= Self.reuse, !state.probing else { return (.answer(snapshot), false) }
+                state.probing = true
+                return (.answerAndProbe(snapshot), true)
+            }
+            switch next {
+            case .answer(let snapshot), .answerAndProbe(let snapshot): responder.send(Self.response(snapshot, requestID: request.requestID))
+            case .wait: break
+            }
+            if startProbe { probe(context.origin, requestID: request.requestID) }
+        })
+    }
+
+    private func status(draining: Bool) -> ReadinessStatus {
+        state.withLock { ReadinessStatus(draining: draining, origin: $0.origin, checkedAt: $0.checkedAt) }
+    }
+
+    /// Asks the origin once; records the result and answers the waiters. On the loop of `origin`.
+    private func probe(_ origin: OriginClient?, requestID: String) {
+        guard let origin else { return finish(up: false) }
+        let target = generation == .v1 ? OriginGeneration.v1ListTarget(page: 1) : "/healthChecker"
+        origin.send(OriginRequest(method: .get, target: target, requestID: requestID), to: endpoint) { [self] result in
+            guard case .success(let response) = result, response.status == 200 else { return finish(up: false) }
+            guard generation != .v1 else { return finish(up: true) }
+            // `"OK"`, a JSON string; some deployments may send the bare word.
+            let text = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            finish(up: text == "\"OK\"" || text == "OK")
+        }
+    }
+
+    private func finish(up: Bool) {
+        let millis = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let (snapshot, waiters) = state.withLock { state in
+            state.origin = up ? .up : .down
+            state.checkedAt = OriginTimestamp.rfc3339(millis: millis)
+            state.checkedInstant = .now
+            state.probing = false
+            defer { state.waiters = [] }
+            return (ReadinessStatus(draining: false, origin: state.origin, checkedAt: state.checkedAt), state.waiters)
+        }
+        for waiter in waiters { waiter(snapshot) }
+    }
+
+    static func response(_ status: ReadinessStatus, requestID: String) -> GatewayResponse {
+        var response: GatewayResponse
+        if status.draining {
+            response = GatewayResponse(status: 503, body: status.problemJSON(requestId: requestID))
+            response.headers.set("Content-Type", "application/problem+json")
+            response.headers.set("Retry-After", "5")
+        } else {
+            response = .json(status.jsonBytes())
+        }
+        response.headers.set("Cache-Control", "no-store")
+        return response
+    }
+}
