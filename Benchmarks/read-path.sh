@@ -9,14 +9,17 @@
 #
 #   Benchmarks/read-path.sh          # 5 rounds of 5 s per scenario
 #   ROUNDS=3 DURATION=10s Benchmarks/read-path.sh
+#   GENERATION=v2b Benchmarks/read-path.sh   # the demo origin (and the gateway) in v2 or v2b
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/lib.sh
 bench_setup
 
+GENERATION=${GENERATION:-v1}
+echo "origin generation: $GENERATION"
 G=18490
 N=18491
-start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level warning
+start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level warning --origin-generation "$GENERATION"
 wait_for "http://127.0.0.1:$G/healthz"
 curl -fs -H 'Accept-Encoding: gzip' -o "$WORK/list.json.gz" "http://127.0.0.1:$G/v1/products?page=1"
 curl -fs -o "$WORK/detail.json" "http://127.0.0.1:$G/v1/products/3"
@@ -33,7 +36,7 @@ compare "cached product detail: GET /v1/products/3" \
 
 kill "$GATEWAY_PID"
 wait "$GATEWAY_PID" 2>/dev/null || true
-start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level warning --list-ttl 0 --stale-while-revalidate 0
+start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level warning --origin-generation "$GENERATION" --list-ttl 0 --stale-while-revalidate 0
 wait_for "http://127.0.0.1:$G/healthz"
 : >"$WORK/m.txt"
 for _ in $(seq "$ROUNDS"); do measure "http://127.0.0.1:$G/v1/products?page=1" -H 'Accept-Encoding: gzip' >>"$WORK/m.txt"; done
