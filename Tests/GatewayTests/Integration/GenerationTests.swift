@@ -119,6 +119,17 @@ extension IntegrationTests {
             }
         }
 
+        /// A v2b origin that answers rows `[0, limit)` (one live capture did): the gateway
+        /// still shows page 3 as page 3.
+        @Test func theV2bPagingQuirkIsUndone() async throws {
+            try await ReadPathHarness.with(generation: .v2b, demo: { $0.pagingQuirk = true }) { harness in
+                let port = harness.port
+                let third = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=3") }
+                #expect(try Self.ids(third) == Array(Self.listed(.v2b)[40..<60]))
+                #expect(try third.json()["hasNextPage"] as? Bool == true)
+            }
+        }
+
         @Test func searchOnV2b() async throws {
             try await ReadPathHarness.with(generation: .v2b) { harness in
                 let port = harness.port

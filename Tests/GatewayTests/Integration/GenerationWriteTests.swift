@@ -109,6 +109,28 @@ extension IntegrationTests {
         }
 
         @Test(arguments: [OriginGeneration.v2, .v2b])
+        func anUnknownProductIs404(_ generation: OriginGeneration) async throws {
+            try await ReadPathHarness.with(generation: generation) { harness in
+                let port = harness.port
+                let (update, delete) = try await offPool {
+                    let client = try RawHTTPClient(port: port)
+                    return (
+                        // Only the sale price: the read of the current prices finds nothing.
+                        try client.request(
+                            "PATCH", "/v1/products/9999", headers: Self.json, body: Array(#"{"password":"\#(Self.vendor.secret)","discountedPrice":1}"#.utf8)),
+                        try client.request(
+                            "DELETE", "/v1/products/9999", headers: Self.json, body: Array(#"{"password":"\#(Self.vendor.secret)"}"#.utf8))
+                    )
+                }
+                #expect(update.status == 404)
+                #expect(try update.json()["detail"] as? String == "product not found")
+                #expect(harness.origin.counts.count("PATCH", "/api/products/9999") == 0)
+                #expect(delete.status == 404)
+                #expect(harness.origin.counts.total == 2)
+            }
+        }
+
+        @Test(arguments: [OriginGeneration.v2, .v2b])
         func aWriteWithoutAnyIdentifierIsRefusedBeforeTheOrigin(_ generation: OriginGeneration) async throws {
             try await ReadPathHarness.with(generation: generation, configure: { $0.originVendorIdentifier = nil }) { harness in
                 let port = harness.port
