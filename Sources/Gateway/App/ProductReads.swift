@@ -28,6 +28,21 @@ public final class ProductReads: Sendable {
         case detail(id: Int64)
     }
 
+    private struct FetchKey: Hashable, Sendable {
+        var key: PageCacheKey
+        var generation: Int
+    }
+
+    /// What the v1 origin pages of one contract page gave.
+    private struct V1Fetch: Sendable {
+        var pages: [V1ItemsPage]
+        /// When the oldest of them was fetched: the contract page is as old as that.
+        var oldest: ContinuousClock.Instant
+        /// The page read only to learn whether another item follows could not be read: the
+        /// contract page has all its items, but `hasNextPage` is a guess.
+        var readAheadFailed: Bool
+    }
+
     /// Why an origin fetch gave no body to map.
     private struct FetchFailure: Error {
         var error: GatewayError
@@ -41,16 +56,18 @@ public final class ProductReads: Sendable {
     let compression: ResponseCompression
     /// Rewrites every thumbnail and image URL (into signed `/v1/images/…` URLs).
     let imageURL: ImageURLRewriter
-    private let coalescer = RequestCoalescer<PageCacheKey, Outcome>()
+    /// One fetch per key and cache generation: a request that comes after a write never joins
+    /// a fetch that began before it.
+    private let coalescer = RequestCoalescer<FetchKey, Outcome>()
     /// `Accept-Language` values already resolved, for the stored-answer path.
     private let locales: LocaleMemo
     /// v1 origin pages, for assembling contract pages (unused on v2/v2b).
     private let v1Pages: V1OriginPages
     /// Prefetches running now; at most `maxPrefetches`.
     private let prefetches = Atomic<Int>(0)
-    /// Counts invalidations: a fetch that began before one must not store what it got.
-    private let invalidations = Atomic<Int>(0)
     static let maxPrefetches = 8
+    /// How long a v1 origin page is reused to assemble contract pages.
+    static let v1OriginPageMaxAge: Duration = .seconds(10)
     /// The answer to `q` on an origin that cannot search.
     static let searchUnsupported = GatewayError(status: 501, detail: "Search is not supported by this origin.")
 
@@ -65,7 +82,7 @@ public final class ProductReads: Sendable {
         self.metrics = metrics
         cache = PageCache(configuration: configuration.cache)
         locales = LocaleMemo(configuration.locales)
-        v1Pages = V1OriginPages(timeToLive: configuration.listTimeToLive)
+        v1Pages = V1OriginPages(maxAge: min(configuration.listTimeToLive, Self.v1OriginPageMaxAge))
     }
 
     /// Adds the two read routes to `router`.
@@ -183,25 +200,32 @@ public final class ProductReads: Sendable {
         _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext,
         completion: @escaping @Sendable (Outcome) -> Void
     ) {
-        guard coalescer.join(key, waiter: completion) else { return }
+        let generation = cache.generation
+        let fetchKey = FetchKey(key: key, generation: generation)
+        guard coalescer.join(fetchKey, waiter: completion) else { return }
         guard let origin = context.origin else {
-            coalescer.finish(key, with: .failure(.serviceUnavailable("No origin is configured."), originStatus: nil))
+            coalescer.finish(fetchKey, with: .failure(.serviceUnavailable("No origin is configured."), originStatus: nil))
             return
         }
-        let generation = invalidations.load(ordering: .acquiring)
         let target: String
         switch kind {
         case .list(let query) where configuration.generation == .v1:
             let pages = OriginGeneration.v1OriginPages(for: query)
-            fetchV1Pages(pages.lowerBound, upTo: pages.upperBound, collected: [], origin: origin, request: request, context: context,
-                         generation: generation) { [self] result in
+            // The last page is read only for the item after this page's last when the page
+            // ends where an origin page ends.
+            let readAheadOnly = (query.firstIndex + query.pageSize) % OriginGeneration.v1PageSize == 0
+            fetchV1Pages(
+                pages.lowerBound, upTo: pages.upperBound, readAheadOnly: readAheadOnly,
+                collected: V1Fetch(pages: [], oldest: .now, readAheadFailed: false), origin: origin, request: request,
+                context: context, generation: v1Pages.generation
+            ) { [self] result in
                 switch result {
-                case .success(let originPages):
+                case .success(let fetched):
                     DispatchQueue.global().async { [self] in
-                        coalescer.finish(key, with: store(.v1(originPages), kind: kind, key: key, locale: locale, context: context, generation: generation))
+                        coalescer.finish(fetchKey, with: store(.v1(fetched), kind: kind, key: key, locale: locale, context: context, generation: generation))
                     }
                 case .failure(let failure):
-                    coalescer.finish(key, with: .failure(failure.error, originStatus: failure.originStatus))
+                    coalescer.finish(fetchKey, with: .failure(failure.error, originStatus: failure.originStatus))
                 }
             }
             return
@@ -215,19 +239,19 @@ public final class ProductReads: Sendable {
                 // Mapping and compression are CPU work: off the loop.
                 DispatchQueue.global().async { [self] in
                     coalescer.finish(
-                        key, with: store(.body(response.body), kind: kind, key: key, locale: locale, context: context, generation: generation))
+                        fetchKey, with: store(.body(response.body), kind: kind, key: key, locale: locale, context: context, generation: generation))
                 }
             case .success(let response) where response.status == 404:
                 let page = CachedPage(
                     status: 404, contentType: "application/problem+json", identity: [], gzip: nil, storedAt: .now,
                     timeToLive: configuration.notFoundTimeToLive)
                 storeCounting(page, key, generation: generation)
-                coalescer.finish(key, with: .page(page, hasNextPage: false))
+                coalescer.finish(fetchKey, with: .page(page, hasNextPage: false))
             case .success(let response):
                 let failure = Self.failure(originStatus: response.status)
-                coalescer.finish(key, with: .failure(failure.error, originStatus: failure.originStatus))
+                coalescer.finish(fetchKey, with: .failure(failure.error, originStatus: failure.originStatus))
             case .failure(let failure):
-                coalescer.finish(key, with: .failure(failure.gatewayError, originStatus: nil))
+                coalescer.finish(fetchKey, with: .failure(failure.gatewayError, originStatus: nil))
             }
         }
     }
@@ -242,41 +266,55 @@ public final class ProductReads: Sendable {
 
     /// Fetches v1 origin pages `number…last` in order (each from ``V1OriginPages`` when it
     /// is there), stopping after the first page that is not full, and calls `completion`
-    /// with them. Called on the loop that owns `origin`; decoding runs off the loop, and the
-    /// next request is sent from the loop again. `completion` runs on that loop.
+    /// with them. A v1 origin 404 on a list page counts as an empty page (the end of the
+    /// list). When the last page is `readAheadOnly` and cannot be read, what was collected is
+    /// still the whole contract page (`readAheadFailed`). Called on the loop that owns
+    /// `origin`; decoding runs off the loop, and the next request is sent from the loop
+    /// again. `completion` runs on that loop or, after a decoding failure, off it.
     private func fetchV1Pages(
-        _ number: Int, upTo last: Int, collected: [V1ItemsPage], origin: OriginClient, request: GatewayRequest, context: RouteContext,
-        generation: Int, completion: @escaping @Sendable (Result<[V1ItemsPage], FetchFailure>) -> Void
+        _ number: Int, upTo last: Int, readAheadOnly: Bool, collected: V1Fetch, origin: OriginClient, request: GatewayRequest,
+        context: RouteContext, generation: Int, completion: @escaping @Sendable (Result<V1Fetch, FetchFailure>) -> Void
     ) {
-        let proceed: @Sendable (V1ItemsPage) -> Void = { [self] page in
-            let pages = collected + [page]
-            if number == last || page.items.count < OriginGeneration.v1PageSize {
-                completion(.success(pages))
+        let proceed: @Sendable (V1OriginPages.Entry) -> Void = { [self] entry in
+            var fetched = collected
+            fetched.pages.append(entry.page)
+            fetched.oldest = min(fetched.oldest, entry.storedAt)
+            if number == last || entry.page.items.count < OriginGeneration.v1PageSize {
+                completion(.success(fetched))
             } else {
                 fetchV1Pages(
-                    number + 1, upTo: last, collected: pages, origin: origin, request: request, context: context, generation: generation,
-                    completion: completion)
+                    number + 1, upTo: last, readAheadOnly: readAheadOnly, collected: fetched, origin: origin, request: request,
+                    context: context, generation: generation, completion: completion)
             }
         }
-        if let page = v1Pages.lookup(number, now: .now) { return proceed(page) }
+        let fail: @Sendable (FetchFailure) -> Void = { failure in
+            guard number == last, readAheadOnly, !collected.pages.isEmpty else { return completion(.failure(failure)) }
+            var fetched = collected
+            fetched.readAheadFailed = true
+            completion(.success(fetched))
+        }
+        if let entry = v1Pages.lookup(number, now: .now) { return proceed(entry) }
         let originRequest = OriginRequest(method: .get, target: OriginGeneration.v1ListTarget(page: number), requestID: request.requestID)
+        let sentAt = ContinuousClock.now
         origin.send(originRequest, to: endpoint) { [self] result in
             switch result {
             case .success(let response) where response.status == 200:
                 DispatchQueue.global().async { [self] in
                     do throws(OriginResponseError) {
-                        let page = try OriginGeneration.v1Page(bytes: response.body)
-                        if invalidations.load(ordering: .acquiring) == generation { v1Pages.store(page, number: number, now: .now) }
-                        origin.loop.execute { proceed(page) }
+                        let entry = V1OriginPages.Entry(page: try OriginGeneration.v1Page(bytes: response.body), storedAt: sentAt)
+                        v1Pages.store(entry, number: number, ifGeneration: generation)
+                        origin.loop.execute { proceed(entry) }
                     } catch {
                         context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
-                        completion(.failure(FetchFailure(error: .badGateway("The origin's response could not be read."), originStatus: 200)))
+                        origin.loop.execute { fail(FetchFailure(error: .badGateway("The origin's response could not be read."), originStatus: 200)) }
                     }
                 }
+            case .success(let response) where response.status == 404:
+                proceed(V1OriginPages.Entry(page: V1ItemsPage(page: number, items: []), storedAt: sentAt))
             case .success(let response):
-                completion(.failure(Self.failure(originStatus: response.status)))
+                fail(Self.failure(originStatus: response.status))
             case .failure(let failure):
-                completion(.failure(FetchFailure(error: failure.gatewayError, originStatus: nil)))
+                fail(FetchFailure(error: failure.gatewayError, originStatus: nil))
             }
         }
     }
@@ -284,7 +322,7 @@ public final class ProductReads: Sendable {
     /// What a fetch brought back: one origin body, or (v1 lists) decoded origin pages.
     private enum Fetched {
         case body([UInt8])
-        case v1([V1ItemsPage])
+        case v1(V1Fetch)
     }
 
     /// Maps what was fetched to contract bytes, gzips them, stores the page. Off the loop.
@@ -292,15 +330,22 @@ public final class ProductReads: Sendable {
         _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int
     ) -> Outcome {
         let identity: [UInt8]
-        let timeToLive: Duration
+        var timeToLive: Duration
         var hasNextPage = false
+        var storedAt = ContinuousClock.now
         do {
             switch (kind, fetched) {
-            case (.list(let query), .v1(let pages)):
-                let contract = try OriginGeneration.mapV1Pages(pages, query: query, locale: locale, imageURL: imageURL)
+            case (.list(let query), .v1(let v1)):
+                var contract = try OriginGeneration.mapV1Pages(v1.pages, query: query, locale: locale, imageURL: imageURL)
+                timeToLive = configuration.listTimeToLive
+                storedAt = v1.oldest
+                if v1.readAheadFailed {
+                    // The page before was full: say a next page exists, and look again soon.
+                    contract.hasNextPage = true
+                    timeToLive = min(timeToLive, configuration.notFoundTimeToLive)
+                }
                 hasNextPage = contract.hasNextPage
                 identity = contract.jsonBytes()
-                timeToLive = configuration.listTimeToLive
             case (.list(let query), .body(let body)):
                 let contract = try configuration.generation.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL)
                 hasNextPage = contract.hasNextPage
@@ -318,7 +363,7 @@ public final class ProductReads: Sendable {
         }
         let gzip = identity.count >= compression.minimumBytes ? Gzip.compress(identity, level: compression.level) : nil
         let page = CachedPage(
-            status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: .now, timeToLive: timeToLive,
+            status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: storedAt, timeToLive: timeToLive,
             fields: [("Vary", PageResponse.vary), ("Content-Language", locale.identifier)])
         storeCounting(page, key, generation: generation)
         return .page(page, hasNextPage: hasNextPage)
@@ -343,9 +388,9 @@ public final class ProductReads: Sendable {
     }
 
     /// Drops what a write to product `id` (nil: a new product) may have made untrue: its
-    /// details in every locale, every list page, and the v1 origin pages.
+    /// details in every locale, every list page, and the v1 origin pages. Fetches that began
+    /// before store nothing, and later requests do not join them.
     public func invalidate(productID id: Int64?) {
-        invalidations.add(1, ordering: .releasing)
         cache.remove { key in key.route == .list || (key.route == .detail && key.number == id) }
         v1Pages.removeAll()
     }
@@ -354,8 +399,7 @@ public final class ProductReads: Sendable {
     /// then it may show the state before a write, and only the requests that waited for it
     /// get it.
     private func storeCounting(_ page: CachedPage, _ key: PageCacheKey, generation: Int) {
-        guard invalidations.load(ordering: .acquiring) == generation else { return }
-        let evicted = cache.store(page, for: key)
+        guard let evicted = cache.store(page, for: key, ifGeneration: generation) else { return }
         for _ in 0..<evicted { metrics.cacheEvent("eviction", cache: "page") }
     }
 

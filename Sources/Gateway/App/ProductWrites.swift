@@ -46,6 +46,15 @@ public final class ProductWrites: Sendable {
         case create(ProductDraft)
         case update(id: Int64, ProductPatch)
         case delete(id: Int64, ProductDeletion)
+
+        /// The password (v2/v2b: the vendor secret) the client sent.
+        var password: String {
+            switch self {
+            case .create(let draft): draft.password
+            case .update(_, let patch): patch.password
+            case .delete(_, let deletion): deletion.password
+            }
+        }
     }
 
     /// Adds the three write routes to `router`.
@@ -111,7 +120,9 @@ public final class ProductWrites: Sendable {
                         FieldError(field: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters.")
                     ]))
                 }
-                let fingerprint = EntityTag.strong(for: Array(request.path.utf8) + [0] + request.body)
+                // The identifier written as is part of the request: a retry that corrects it is
+                // another request. (Hashed, never stored as is.)
+                let fingerprint = EntityTag.strong(for: Array(request.path.utf8) + [0] + Array((vendor ?? "").utf8) + [0] + request.body)
                 switch idempotency.claim(key, fingerprint: fingerprint, now: .now, waiter: { responder.send(Self.replayed($0)) }) {
                 case .first:
                     send(operation, request: request, origin: origin, identifier: vendor) { [self] response, reachedOrigin in
@@ -170,34 +181,47 @@ public final class ProductWrites: Sendable {
     ) {
         let requestID = request.requestID
         let locale = reads.configuration.locales.resolve(acceptLanguage: request.headers["Accept-Language"])
-        /// Sends the request that makes the change and answers from its outcome.
-        let finalStep: @Sendable (OriginRequest, Int64?) -> Void = { [self] originRequest, productID in
+        // Never shown back to the client, should the origin echo them.
+        let redacted = [identifier, operation.password].compactMap { $0 }
+        /// Sends the request that makes the change and answers from its outcome. `followed`:
+        /// the request goes where the origin said (the second step of a delete), so its
+        /// refusal (other than 404) is the origin's fault, not the client's.
+        let finalStep: @Sendable (OriginRequest, Int64?, Bool) -> Void = { [self] originRequest, productID, followed in
             origin.send(originRequest, to: endpoint) { [self] result in
+                if followed, case .success(let answer) = result, (400..<500).contains(answer.status), answer.status != 404 {
+                    return completion(
+                        GatewayError.badGateway("The origin refused the delete address it gave (\(answer.status)).").response(requestID: requestID),
+                        true)
+                }
                 completion(
-                    response(for: result, operation: operation, productID: productID, locale: locale, requestID: requestID),
+                    response(for: result, operation: operation, productID: productID, locale: locale, requestID: requestID, redacting: redacted),
                     Self.mayHaveReached(result))
             }
         }
         let fail: @Sendable (GatewayError, Bool) -> Void = { error, reached in completion(error.response(requestID: requestID), reached) }
         switch (generation, operation) {
         case (.v1, .create(let draft)):
-            finalStep(originRequest(.post, "/item", draft.originBody(for: .v1), identifier: nil, requestID: requestID), nil)
+            finalStep(originRequest(.post, "/item", draft.originBody(for: .v1), identifier: nil, requestID: requestID), nil, false)
         case (.v1, .update(let id, let patch)):
             do throws(ValidationFailure) {
-                finalStep(originRequest(.patch, generation.detailTarget(id: id), try patch.originBody(for: .v1), identifier: nil, requestID: requestID), id)
+                finalStep(originRequest(.patch, generation.detailTarget(id: id), try patch.originBody(for: .v1), identifier: nil, requestID: requestID), id, false)
             } catch {
                 fail(GatewayError.invalidFields(error.errors), false)
             }
         case (.v1, .delete(let id, let deletion)):
-            finalStep(originRequest(.delete, generation.detailTarget(id: id), deletion.v1Body(), identifier: nil, requestID: requestID), id)
+            finalStep(originRequest(.delete, generation.detailTarget(id: id), deletion.v1Body(), identifier: nil, requestID: requestID), id, false)
         case (_, .create(let draft)):
             let body = draft.originBody(for: generation, secret: draft.password)
-            finalStep(originRequest(.post, "/api/products", body, identifier: identifier, requestID: requestID), nil)
+            finalStep(originRequest(.post, "/api/products", body, identifier: identifier, requestID: requestID), nil, false)
         case (_, .update(let id, let patch)):
+            guard patch.images == nil else {
+                return fail(GatewayError.invalidFields([FieldError(
+                    field: "images", message: "This origin (\(generation.rawValue)) takes no images on update: send the update without images.")]), false)
+            }
             let patchWith: @Sendable (CurrentPrices?) -> Void = { [self] current in
                 do throws(ValidationFailure) {
                     let body = try patch.originBody(for: generation, secret: patch.password, current: current)
-                    finalStep(originRequest(.patch, generation.detailTarget(id: id), body, identifier: identifier, requestID: requestID), id)
+                    finalStep(originRequest(.patch, generation.detailTarget(id: id), body, identifier: identifier, requestID: requestID), id, false)
                 } catch {
                     fail(GatewayError.invalidFields(error.errors), false)
                 }
@@ -206,14 +230,24 @@ public final class ProductWrites: Sendable {
             // The prices as the origin has them now: never the cache, which may be stale.
             origin.send(originRequest(.get, generation.detailTarget(id: id), nil, identifier: nil, requestID: requestID), to: endpoint) {
                 [self] result in
-                guard case .success(let answer) = result, answer.status == 200 else {
-                    return completion(
-                        response(for: result, operation: operation, productID: nil, locale: locale, requestID: requestID), false)
+                switch result {
+                case .success(let answer) where answer.status == 200:
+                    guard let detail = try? generation.mapDetail(bytes: answer.body, locale: locale) else {
+                        return fail(.badGateway("The origin's product could not be read, so the discount could not be computed; nothing was changed."), false)
+                    }
+                    patchWith(CurrentPrices(price: detail.summary.price, salePrice: detail.summary.discountedPrice))
+                case .success(let answer) where (400..<500).contains(answer.status):
+                    let refusal = OriginRefusal(originStatus: answer.status, body: answer.body, redacting: redacted)
+                    fail(GatewayError(
+                        status: refusal.status, type: GatewayError.typePrefix + "origin-refused", title: HTTPStatus.reasonPhrase(refusal.status),
+                        detail: refusal.detail), false)
+                case .success(let answer):
+                    fail(.badGateway("The origin answered \(answer.status) when asked for the product's prices; nothing was changed."), false)
+                case .failure(.timedOut):
+                    fail(.gatewayTimeout("The origin did not answer in time when asked for the product's prices; nothing was changed."), false)
+                case .failure(let failure):
+                    fail(failure.gatewayError, false)
                 }
-                guard let detail = try? generation.mapDetail(bytes: answer.body, locale: locale) else {
-                    return fail(.badGateway("The origin's product could not be read, so the discount could not be computed."), false)
-                }
-                patchWith(CurrentPrices(price: detail.summary.price, salePrice: detail.summary.discountedPrice))
             }
         case (_, .delete(let id, let deletion)):
             let action = generation == .v2 ? "secret" : "archived"
@@ -221,21 +255,21 @@ public final class ProductWrites: Sendable {
             origin.send(ask, to: endpoint) { [self] result in
                 guard case .success(let answer) = result, (200..<300).contains(answer.status) else {
                     return completion(
-                        response(for: result, operation: operation, productID: id, locale: locale, requestID: requestID),
+                        response(for: result, operation: operation, productID: id, locale: locale, requestID: requestID, redacting: redacted),
                         Self.mayHaveReached(result))
                 }
                 let target: String?
                 if generation == .v2 {
                     target = OriginDeleteAnswer.productSecret(answer.body).map { "/api/products/\(id)/\($0)" }
                 } else {
-                    target = OriginDeleteAnswer.archivedTarget(answer.body)
+                    target = OriginDeleteAnswer.archivedTarget(answer.body, basePath: endpoint.basePath)
                 }
                 guard let target else {
                     return fail(.badGateway(
                         "The origin's answer to POST /api/products/\(id)/\(action) is not a delete address the gateway may follow; nothing more was requested."),
                         true)
                 }
-                finalStep(originRequest(.delete, target, nil, identifier: identifier, requestID: requestID), id)
+                finalStep(originRequest(.delete, target, nil, identifier: identifier, requestID: requestID), id, true)
             }
         }
     }
@@ -264,7 +298,7 @@ public final class ProductWrites: Sendable {
     /// cache.
     private func response(
         for result: Result<OriginResponse, OriginFailure>, operation: Operation, productID: Int64?, locale: ClientLocale,
-        requestID: String
+        requestID: String, redacting redacted: [String] = []
     ) -> GatewayResponse {
         switch result {
         case .failure(.timedOut):
@@ -292,7 +326,7 @@ public final class ProductWrites: Sendable {
             answer.headers.set("Cache-Control", "no-store")
             return answer
         case .success(let response) where (400..<500).contains(response.status):
-            let refusal = OriginRefusal(originStatus: response.status, body: response.body)
+            let refusal = OriginRefusal(originStatus: response.status, body: response.body, redacting: redacted)
             return GatewayError(
                 status: refusal.status, type: GatewayError.typePrefix + "origin-refused", title: HTTPStatus.reasonPhrase(refusal.status),
                 detail: refusal.detail

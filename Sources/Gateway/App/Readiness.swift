@@ -12,8 +12,9 @@ import Synchronization
 ///
 /// The origin is probed (v2/v2b `GET /healthChecker`, which answers `"OK"`; v1, which has no
 /// health route, `GET /items/1`) at most once per ``reuse`` per process, one probe at a time:
-/// a burst of `/readyz` cannot flood the origin. The first request waits for the first probe;
-/// later ones answer at once with the last result and start a new probe when it is older than
+/// a burst of `/readyz` cannot flood the origin. The first request waits for the first probe,
+/// but no longer than ``firstProbeWait`` (then it answers `"origin":"unknown"`); later ones
+/// answer at once with the last result and start a new probe when it is older than
 /// ``reuse``. Handlers run on the request's loop; probe results arrive on that loop's origin
 /// client and are shared by every loop through one lock.
 public final class Readiness: Sendable {
@@ -22,11 +23,14 @@ public final class Readiness: Sendable {
         var checkedAt: String?
         var checkedInstant: ContinuousClock.Instant?
         var probing = false
-        var waiters: [@Sendable (ReadinessStatus) -> Void] = []
+        var waiters: [Int: @Sendable (ReadinessStatus) -> Void] = [:]
+        var nextWaiter = 0
     }
 
     /// How long one probe's result is reused.
     public static let reuse: Duration = .seconds(2)
+    /// How long a request waits for the first probe (load balancers time out their checks).
+    public static let firstProbeWait: Duration = .seconds(1)
 
     private let state = Mutex(State())
     private let endpoint: OriginEndpoint
@@ -50,9 +54,12 @@ public final class Readiness: Sendable {
                 status.draining = context.draining
                 responder.send(Self.response(status, requestID: request.requestID))
             }
+            var waiterID = 0
             let (next, startProbe): (Next, Bool) = state.withLock { state in
                 guard let checked = state.checkedInstant else {
-                    state.waiters.append(waiter)
+                    waiterID = state.nextWaiter
+                    state.nextWaiter += 1
+                    state.waiters[waiterID] = waiter
                     defer { state.probing = true }
                     return (.wait, !state.probing)
                 }
@@ -63,7 +70,13 @@ public final class Readiness: Sendable {
             }
             switch next {
             case .answer(let snapshot), .answerAndProbe(let snapshot): responder.send(Self.response(snapshot, requestID: request.requestID))
-            case .wait: break
+            case .wait:
+                // Answered by the probe or, if it is slow, here: whichever comes first.
+                let id = waiterID
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(Self.firstProbeWait.components.seconds * 1000))) { [self] in
+                    guard let late = state.withLock({ $0.waiters.removeValue(forKey: id) }) else { return }
+                    late(ReadinessStatus(draining: false, origin: .unknown, checkedAt: nil))
+                }
             }
             if startProbe { probe(context.origin, requestID: request.requestID) }
         })
@@ -93,10 +106,10 @@ public final class Readiness: Sendable {
             state.checkedAt = OriginTimestamp.rfc3339(millis: millis)
             state.checkedInstant = .now
             state.probing = false
-            defer { state.waiters = [] }
+            defer { state.waiters = [:] }
             return (ReadinessStatus(draining: false, origin: state.origin, checkedAt: state.checkedAt), state.waiters)
         }
-        for waiter in waiters { waiter(snapshot) }
+        for waiter in waiters.values { waiter(snapshot) }
     }
 
     static func response(_ status: ReadinessStatus, requestID: String) -> GatewayResponse {

@@ -30,42 +30,62 @@ public final class PageCache: Sendable {
     }
 
     public let configuration: Configuration
-    private let state: Mutex<LRUStore<PageCacheKey, CachedPage>>
+    private let state: Mutex<State>
+
+    private struct State {
+        var store: LRUStore<PageCacheKey, CachedPage>
+        /// Bumped by every ``remove(where:)``, under the same lock as the stores.
+        var generation = 0
+    }
 
     public init(configuration: Configuration) {
         self.configuration = configuration
-        state = Mutex(LRUStore(budget: configuration.byteBudget))
+        state = Mutex(State(store: LRUStore(budget: configuration.byteBudget)))
     }
+
+    /// The invalidation generation now: take it before fetching what will be stored with
+    /// ``store(_:for:ifGeneration:)``.
+    public var generation: Int { state.withLock { $0.generation } }
 
     /// The entry for `key` and how fresh it is at `now`, or nil (entries past the
     /// stale-if-error window are dropped here).
     public func lookup(_ key: PageCacheKey, now: ContinuousClock.Instant) -> (page: CachedPage, freshness: Freshness)? {
-        state.withLock { store -> (CachedPage, Freshness)? in
-            guard let page = store.get(key) else { return nil }
+        state.withLock { state -> (CachedPage, Freshness)? in
+            guard let page = state.store.get(key) else { return nil }
             let age = now - page.storedAt
             if age < page.timeToLive { return (page, .fresh) }
             if age < page.timeToLive + configuration.staleWhileRevalidate { return (page, .stale) }
             if age < page.timeToLive + configuration.staleIfError { return (page, .expired) }
-            store.remove(key)
+            state.store.remove(key)
             return nil
         }
     }
 
     /// Stores `page` for `key`, replacing any entry, and returns how many entries were
     /// evicted to stay within the budget. A page larger than the whole budget is not kept.
+    /// With `generation`, the page is stored only if no ``remove(where:)`` happened since that
+    /// generation was read (checked under the lock, so an invalidation cannot slip between
+    /// the check and the store); nil when refused.
     @discardableResult
-    public func store(_ page: CachedPage, for key: PageCacheKey) -> Int {
-        state.withLock { $0.set(key, page, cost: page.cost) }
+    public func store(_ page: CachedPage, for key: PageCacheKey, ifGeneration generation: Int? = nil) -> Int? {
+        state.withLock { state in
+            if let generation, generation != state.generation { return nil }
+            return state.store.set(key, page, cost: page.cost)
+        }
     }
 
-    /// Drops every entry whose key satisfies `shouldRemove`; returns how many.
+    /// Drops every entry whose key satisfies `shouldRemove` and starts a new generation;
+    /// returns how many were dropped.
     @discardableResult
     public func remove(where shouldRemove: (PageCacheKey) -> Bool) -> Int {
-        state.withLock { $0.removeAll(where: shouldRemove) }
+        state.withLock { state in
+            state.generation += 1
+            return state.store.removeAll(where: shouldRemove)
+        }
     }
 
-    public var count: Int { state.withLock { $0.count } }
-    public var bytes: Int { state.withLock { $0.totalCost } }
+    public var count: Int { state.withLock { $0.store.count } }
+    public var bytes: Int { state.withLock { $0.store.totalCost } }
 }
 
 /// What a cached page is for: the route, the one number it reads (list page or product id,

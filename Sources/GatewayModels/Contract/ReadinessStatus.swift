@@ -1,17 +1,21 @@
 /// The body of `GET /readyz`.
 ///
-/// Ready (200, `application/json`): `{"status":"ready","origin":"up","checkedAt":"…"}`.
+/// Ready (200, `application/json`): `{"status":"ready","origin":"up","checkedAt":"…"}`;
+/// `origin` is `up`, `down`, or `unknown` (with `checkedAt` null) before the first probe ends.
 /// Draining (503, `application/problem+json`): RFC 9457 reserves `status` for the HTTP status,
 /// so the same facts are extension members: `{"type","title","status":503,"detail",
 /// "requestId","readiness":"draining","origin","checkedAt"}`.
 public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
     public enum Origin: String, Sendable {
         case up, down
+        /// The first probe has not finished yet.
+        case unknown
     }
 
     /// True once the process has begun to drain after SIGTERM or SIGINT.
     public var draining: Bool
-    /// What the last probe of the origin found; nil before the first probe has finished.
+    /// What the last probe of the origin found; nil (written as `unknown`) before the first
+    /// probe has finished.
     public var origin: Origin?
     /// RFC 3339 UTC time of that probe; nil before the first.
     public var checkedAt: String?
@@ -49,7 +53,7 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
     }
 
     private func writeFacts(to writer: inout JSONWriter) {
-        writer.key("origin"); writer.string(origin?.rawValue)
+        writer.key("origin"); writer.string((origin ?? .unknown).rawValue)
         writer.key("checkedAt"); writer.string(checkedAt)
     }
 }

@@ -52,7 +52,8 @@ public enum OriginGeneration: String, Sendable, Hashable, CaseIterable {
 
     /// Contract page `query` from v1 origin pages: those ``v1OriginPages(for:)`` names, in
     /// order from its first. The list may end early: the fetch stops at the first page that
-    /// is not full. `hasNextPage` is exact: true only when an item follows the page's last.
+    /// is not full. `hasNextPage` is exact: true only when an item follows the page's last. An
+    /// id seen twice (pages read while the list shifted) is kept once.
     ///
     /// - Throws: ``OriginResponseError`` when an item cannot be mapped.
     public static func mapV1Pages(
@@ -62,8 +63,10 @@ public enum OriginGeneration: String, Sendable, Hashable, CaseIterable {
         var skip = query.firstIndex - (v1OriginPages(for: query).lowerBound - 1) * v1PageSize
         var items: [ProductSummary] = []
         items.reserveCapacity(query.pageSize)
+        // Pages read at different times may overlap where the list shifted: an id is shown once.
+        var seen = Set<Int64>()
         for page in pages {
-            for item in page.items {
+            for item in page.items where seen.insert(item.id).inserted {
                 if skip > 0 {
                     skip -= 1
                 } else if items.count == query.pageSize {
@@ -118,14 +121,18 @@ public enum OriginGeneration: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The rows of the requested page. v2b was seen answering `page_no=3&items_per_page=20`
-    /// with rows `[0, limit)` (60 rows, `offset` 40): when a page holds exactly `limit` rows and
-    /// `offset > 0`, only the rows from `offset` on are this page's.
+    /// with rows `[0, limit)` (60 rows, `offset` 40) instead of `[offset, limit)`. A page is
+    /// taken to be that quirk when `offset > 0` and it holds more rows than a page has
+    /// (`items_per_page`, else `limit - offset`); then only `[offset, offset + page size)` are
+    /// this page's (none when the list ends before `offset`). This also holds on a last page,
+    /// which the quirk answers with rows `[0, total)`.
     static func pageRows(of page: V2ProductsPage) -> ArraySlice<V2Product> {
-        if let offset = page.offset, let limit = page.limit, offset > 0,
-           page.pages.count == limit, offset < page.pages.count {
-            return page.pages[offset...]
-        }
-        return page.pages[...]
+        guard let offset = page.offset, offset > 0,
+            let perPage = page.itemsPerPage ?? page.limit.map({ $0 - offset }), perPage > 0,
+            page.pages.count > perPage
+        else { return page.pages[...] }
+        guard offset < page.pages.count else { return [] }
+        return page.pages[offset..<min(page.pages.count, offset + perPage)]
     }
 
     /// Parses with ``JSONParser`` (exact numbers, about twice as fast as a typed `JSONDecoder`

@@ -13,15 +13,20 @@ public enum OriginDeleteAnswer {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The v2b `POST /api/products/{id}/archived` answer as the DELETE target: exactly
-    /// `/api/products/{token}`, the token one segment of 1 to 200 unreserved characters or
-    /// `=` (no scheme, host, query, fragment, percent-escape or dot segment). Nil otherwise.
-    public static func archivedTarget(_ body: [UInt8]) -> String? {
-        let text = unwrapped(body)
+    /// The v2b `POST /api/products/{id}/archived` answer as the DELETE target, relative to
+    /// the origin's base path: exactly `/api/products/{token}`, or `{basePath}/api/products/{token}`
+    /// for an origin mounted under `basePath` (`/market`). The token is one segment of 1 to
+    /// 200 unreserved characters, `=` or `+` (base64 padding and digits); no scheme, host,
+    /// query, fragment, percent-escape or dot segment. Nil otherwise. The real token format
+    /// was never captured (the one sample is a client mock, `/api/products/testDeleteURI=`).
+    public static func archivedTarget(_ body: [UInt8], basePath: String = "") -> String? {
+        var text = unwrapped(body)
+        let base = Array(basePath.utf8)
+        if !base.isEmpty, text.starts(with: base) { text = text.dropFirst(base.count) }
         let prefix = Array(archivedPrefix.utf8)
         guard text.count > prefix.count, text.starts(with: prefix) else { return nil }
         let token = text.dropFirst(prefix.count)
-        guard token.count <= 200, token.allSatisfy({ isUnreserved($0) || $0 == UInt8(ascii: "=") }),
+        guard token.count <= 200, token.allSatisfy({ isUnreserved($0) || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "+") }),
             !token.allSatisfy({ $0 == UInt8(ascii: ".") })
         else { return nil }
         return String(decoding: text, as: UTF8.self)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the client is told when the origin refuses a write with a 4xx: one mapping for every
 /// generation.
 ///
@@ -13,8 +15,14 @@ public struct OriginRefusal: Sendable, Hashable {
     public var status: Int
     public var detail: String
 
-    public init(originStatus: Int, body: [UInt8]) {
-        let text = Self.text(of: body)
+    /// - Parameter redacting: strings that must not reach the client, such as the vendor
+    ///   identifier the gateway sent and the secret, should the origin echo them; each
+    ///   becomes `[redacted]` in the detail.
+    public init(originStatus: Int, body: [UInt8], redacting secrets: [String] = []) {
+        var text = Self.text(of: body)
+        for secret in secrets where !secret.isEmpty {
+            text = text?.replacingOccurrences(of: secret, with: "[redacted]")
+        }
         let lowered = text?.lowercased() ?? ""
         let aboutCredentials = lowered.contains("secret") || lowered.contains("identifier") || lowered.contains("password")
         switch originStatus {

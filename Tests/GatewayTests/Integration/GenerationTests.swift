@@ -127,6 +127,14 @@ extension IntegrationTests {
                 let third = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=3") }
                 #expect(try Self.ids(third) == Array(Self.listed(.v2b)[40..<60]))
                 #expect(try third.json()["hasNextPage"] as? Bool == true)
+                // Last pages too, where the quirk answers rows [0, total).
+                let (last, big) = try await offPool {
+                    let client = try RawHTTPClient(port: port)
+                    return (try client.request("GET", "/v1/products?page=7"), try client.request("GET", "/v1/products?page=3&pageSize=50"))
+                }
+                #expect(try Self.ids(last) == Array(Self.listed(.v2b)[120..<127]))
+                #expect(try last.json()["hasNextPage"] as? Bool == false)
+                #expect(try Self.ids(big) == Array(Self.listed(.v2b)[100..<127]))
             }
         }
 
@@ -145,6 +153,19 @@ extension IntegrationTests {
                 #expect(try Self.ids(found) == Array(expected.prefix(20)))
                 #expect(same.header("Cache-Status")?.hasPrefix("open-market-gateway; hit; ttl=") == true, "the normalised search is the key")
                 #expect(harness.origin.counts.count("GET", "/api/products") == 1)
+                // Korean text and query delimiters reach the origin as one search value.
+                let (korean, ampersand) = try await offPool {
+                    let client = try RawHTTPClient(port: port)
+                    return (
+                        try client.request("GET", "/v1/products?q=%ED%82%A4%EB%B3%B4%EB%93%9C&pageSize=100"),
+                        try client.request("GET", "/v1/products?q=a%26page_no%3D2")
+                    )
+                }
+                let keyboards = harness.origin.items.filter { $0.title.contains("키보드") || $0.descriptions.contains("키보드") }
+                    .map { Int($0.id) }.sorted(by: >)
+                #expect(!keyboards.isEmpty)
+                #expect(try Self.ids(korean) == keyboards)
+                #expect(try Self.ids(ampersand) == [])
             }
         }
 

@@ -108,6 +108,81 @@ extension IntegrationTests {
             }
         }
 
+        @Test func updatesWithImagesAreRefusedOnV2() async throws {
+            try await ReadPathHarness.with(generation: .v2) { harness in
+                let port = harness.port
+                let png = Data(IntegrationTests.WritePath.png).base64EncodedString()
+                let refused = try await offPool {
+                    try RawHTTPClient(port: port).request(
+                        "PATCH", "/v1/products/1", headers: Self.json,
+                        body: Array(#"{"password":"\#(Self.vendor.secret)","title":"x","images":[{"data":"\#(png)"}]}"#.utf8))
+                }
+                #expect(refused.status == 400)
+                #expect(try refused.json()["errors"] as? [[String: String]] == [[
+                    "field": "images", "message": "This origin (v2) takes no images on update: send the update without images.",
+                ]])
+                #expect(harness.origin.counts.total == 0)
+            }
+        }
+
+        /// The read of the current prices times out: nothing was changed, and the answer says so.
+        @Test func aPriceReadThatTimesOutChangesNothing() async throws {
+            try await ReadPathHarness.with(
+                generation: .v2b, demo: { $0.faults.latencyMs = 700 }, configure: { $0.originClient.requestTimeout = .milliseconds(250) }
+            ) { harness in
+                let port = harness.port
+                let answer = try await offPool {
+                    try RawHTTPClient(port: port).request(
+                        "PATCH", "/v1/products/1", headers: Self.json, body: Array(#"{"password":"\#(Self.vendor.secret)","discountedPrice":1}"#.utf8))
+                }
+                #expect(answer.status == 504)
+                #expect(try answer.json()["detail"] as? String
+                    == "The origin did not answer in time when asked for the product's prices; nothing was changed.")
+                #expect(harness.origin.counts.count("GET", "/api/products/1") == 1)
+                #expect(harness.origin.counts.count("PATCH", "/api/products/1") == 0)
+            }
+        }
+
+        /// A create refused for its identifier, retried with the same key and the right one:
+        /// the retry is another request, so the key does not replay the stored refusal (422,
+        /// like any reuse of a key for a different request; a new key creates).
+        @Test func theIdempotencyKeyCoversTheIdentifier() async throws {
+            try await ReadPathHarness.with(generation: .v2b, configure: { $0.originVendorIdentifier = nil }) { harness in
+                let port = harness.port
+                let (wrong, right) = try await offPool {
+                    let client = try RawHTTPClient(port: port)
+                    return (
+                        try client.request(
+                            "POST", "/v1/products", headers: Self.json + ["Idempotency-Key: k-1", "Vendor-Identifier: 00000000-0000-0000-0000-000000000000"],
+                            body: Self.createJSON()),
+                        try client.request(
+                            "POST", "/v1/products", headers: Self.json + ["Idempotency-Key: k-1", "Vendor-Identifier: \(Self.vendor.identifier)"],
+                            body: Self.createJSON())
+                    )
+                }
+                #expect(wrong.status == 403)
+                #expect(right.status == 422)
+                #expect(right.header("Idempotent-Replayed") == nil)
+                #expect(harness.origin.counts.count("POST", "/api/products") == 1)
+            }
+        }
+
+        /// The origin refuses the very delete address it gave: that is the origin's fault (502),
+        /// not the client's (403).
+        @Test func aRefusedDeleteAddressIs502() async throws {
+            try await ReadPathHarness.with(generation: .v2) { harness in
+                harness.origin.setDeleteTokenOverride("0123abcd")
+                let port = harness.port
+                let answer = try await offPool {
+                    try RawHTTPClient(port: port).request(
+                        "DELETE", "/v1/products/1", headers: Self.json, body: Array(#"{"password":"\#(Self.vendor.secret)"}"#.utf8))
+                }
+                #expect(answer.status == 502)
+                #expect(harness.origin.counts.total == 2)
+                #expect(harness.origin.item(id: 1) != nil)
+            }
+        }
+
         @Test(arguments: [OriginGeneration.v2, .v2b])
         func anUnknownProductIs404(_ generation: OriginGeneration) async throws {
             try await ReadPathHarness.with(generation: generation) { harness in

@@ -41,7 +41,7 @@ import Testing
         var evicted = 0
         for page in 1...25 {
             evicted += cache.store(
-                self.page(String(repeating: "x", count: 1000)), for: PageCacheKey(route: .list, number: Int64(page), locale: "ko-KR"))
+                self.page(String(repeating: "x", count: 1000)), for: PageCacheKey(route: .list, number: Int64(page), locale: "ko-KR")) ?? -100
         }
         #expect(cache.count == 10)
         #expect(evicted == 15)
@@ -65,5 +65,17 @@ import Testing
         #expect(cached.matches(ifNoneMatch: "*"))
         #expect(!cached.matches(ifNoneMatch: "\"other\""))
         #expect(!cached.matches(ifNoneMatch: String(cached.etag.dropFirst())))
+    }
+
+    @Test func aStoreFromBeforeAnInvalidationIsRefused() {
+        let cache = PageCache(configuration: .init())
+        let before = cache.generation
+        #expect(cache.store(page(), for: key, ifGeneration: before) == 0)
+        cache.remove { $0.route == .list }
+        #expect(cache.generation == before + 1)
+        #expect(cache.store(page(), for: key, ifGeneration: before) == nil)
+        #expect(cache.lookup(key, now: .now) == nil)
+        #expect(cache.store(page(), for: key, ifGeneration: cache.generation) == 0)
+        #expect(cache.count == 1)
     }
 }
