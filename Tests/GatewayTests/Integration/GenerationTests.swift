@@ -138,6 +138,44 @@ extension IntegrationTests {
             }
         }
 
+        /// A v1 origin whose page 2 fails: page 1 (20 items) only needed page 2 to learn
+        /// whether more follow, so it is still served, with `hasNextPage: true` and a short
+        /// freshness; page 2 itself is 502.
+        @Test func aFailedReadAheadStillServesThePage() async throws {
+            var router = Router()
+            router.add(.get, "/items/{page}", .immediate { _, context in
+                switch context.parameters["page"] {
+                case "1":
+                    let items = (1...20).map {
+                        #"{"id":\#($0),"title":"t\#($0)","price":100,"currency":"KRW","stock":1,"thumbnails":[],"registration_date":1611523563.5}"#
+                    }
+                    return .json(Array(#"{"page":1,"items":[\#(items.joined(separator: ","))]}"#.utf8))
+                case "2": return GatewayResponse(status: 500)
+                default: return .json(Array(#"{"page":3,"items":[]}"#.utf8))
+                }
+            })
+            let origin = GatewayServer(configuration: .loopback(), router: router, logger: .quiet("origin"))
+            try origin.start()
+            defer { origin.shutdown() }
+            var configuration = GatewayConfiguration.testing(origin: try #require(URL(string: "http://127.0.0.1:\(origin.port)")))
+            configuration.images.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)").path
+            let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: GatewayMetrics())
+            let gateway = GatewayServer(configuration: configuration, router: routes.router, logger: .quiet("gateway"))
+            try gateway.start()
+            defer { gateway.shutdown() }
+            let port = gateway.port
+            let (first, second) = try await offPool {
+                let client = try RawHTTPClient(port: port)
+                return (try client.request("GET", "/v1/products"), try client.request("GET", "/v1/products?page=2"))
+            }
+            #expect(first.status == 200)
+            #expect(try Self.ids(first) == Array(1...20))
+            #expect(try first.json()["hasNextPage"] as? Bool == true)
+            // Seconds of freshness left, of 5 (not the list TTL's 30).
+            #expect(["public, max-age=4", "public, max-age=5"].contains(first.header("Cache-Control") ?? ""))
+            #expect(second.status == 502)
+        }
+
         @Test func searchOnV2b() async throws {
             try await ReadPathHarness.with(generation: .v2b) { harness in
                 let port = harness.port
