@@ -23,7 +23,7 @@ enum ListQueryParameters {
             if let search = ListQuery.normalisedSearch(text) { query.search = search } else {
                 errors.append(FieldError(
                     field: "q",
-                    message: "must hold 1 to \(ListQuery.maxSearchCharacters) characters besides white space, and no control characters."))
+                    message: "must be 1 to \(ListQuery.maxSearchCharacters) characters, not all white space, with no control characters."))
             }
         }
         return errors.isEmpty ? .success(query) : .failure(.invalidFields(errors))

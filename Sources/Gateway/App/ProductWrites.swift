@@ -155,15 +155,17 @@ public final class ProductWrites: Sendable {
     }
 
     /// The vendor identifier a v2/v2b write is sent with, or the field error that stops it
-    /// (none at all, or not 1 to 200 visible ASCII characters). v1 needs none.
+    /// (none at all, or a header that is not 1 to 200 visible ASCII characters, on any
+    /// generation). v1 sends none.
     private func vendorIdentifier(of request: GatewayRequest) -> (value: String?, failure: FieldError?) {
-        guard generation != .v1 else { return (nil, nil) }
         if let header = request.headers["Vendor-Identifier"] {
+            // Checked on every generation, as the contract describes it; only v2/v2b send it.
             guard (1...200).contains(header.utf8.count), header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 return (nil, FieldError(field: "Vendor-Identifier", message: "must be 1 to 200 visible ASCII characters."))
             }
-            return (header, nil)
+            return (generation == .v1 ? nil : header, nil)
         }
+        guard generation != .v1 else { return (nil, nil) }
         guard let vendorIdentifier else {
             return (nil, FieldError(
                 field: "Vendor-Identifier",

@@ -431,9 +431,25 @@ final class ClientConnection: @unchecked Sendable {
 
     /// Answers a refused request stream with its problem, then closes.
     private func refuse(_ error: RequestError) {
+        if error == .bodyNotAllowed, let answer = traceAnswer() { return refuse(answer) }
         let problem = error.status == 400
             ? GatewayError.malformedRequest(error.detail) : GatewayError(status: error.status, detail: error.detail)
         refuse(problem)
+    }
+
+    /// No route serves TRACE. One that carries a body gets what it would get without one
+    /// (405 with `Allow` on a known path, 404 elsewhere) rather than a 400 about its body;
+    /// as with every refusal, the body is not read and the connection closes. Nil for other
+    /// methods (HEAD and CONNECT with a body stay 400: HEAD is served where GET is).
+    private func traceAnswer() -> GatewayError? {
+        let path: String? = input.withUnsafeBytes { all in
+            let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
+            guard decoder.head.method.equals("TRACE", in: bytes) else { return nil }
+            return decoder.head.path.string(in: bytes)
+        }
+        guard let path else { return nil }
+        guard let (allowed, _) = server.core.router.allowedMethods(path: path) else { return .notFound() }
+        return .methodNotAllowed(.trace, allowed: allowed)
     }
 
     private func refuse(status: Int, detail: String) {

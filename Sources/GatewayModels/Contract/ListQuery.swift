@@ -26,18 +26,16 @@ public struct ListQuery: Sendable, Hashable {
     public var firstIndex: Int { (page - 1) * pageSize }
 
     /// `q` as the gateway searches for it: Unicode NFC, leading and trailing white space
-    /// dropped, every inner run of white space one space. Nil when that leaves nothing,
-    /// more than ``maxSearchCharacters`` characters, or a control character (so that
-    /// `q=%20shoes` and `q=shoes` share a cache entry, and nothing unprintable reaches the
-    /// origin).
+    /// dropped, every inner run of white space one space (so that `q=%20shoes` and `q=shoes`
+    /// share a cache entry). Nil, and refused, when `raw` holds more than
+    /// ``maxSearchCharacters`` code points (as `openapi.yaml`'s `maxLength` counts them), a
+    /// control character anywhere (tabs and line breaks too: nothing unprintable reaches the
+    /// origin), or nothing but white space.
     public static func normalisedSearch(_ raw: String) -> String? {
-        var words: [Substring] = []
-        for word in raw.precomposedStringWithCanonicalMapping.split(whereSeparator: { $0.isWhitespace }) {
-            guard !word.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
-            words.append(word)
-        }
-        let text = words.joined(separator: " ")
-        guard !text.isEmpty, text.count <= maxSearchCharacters else { return nil }
-        return text
+        guard raw.unicodeScalars.count <= maxSearchCharacters,
+            !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return nil }
+        let text = raw.precomposedStringWithCanonicalMapping.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        return text.isEmpty ? nil : text
     }
 }

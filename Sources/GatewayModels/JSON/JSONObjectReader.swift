@@ -47,7 +47,9 @@ public struct JSONObjectReader: Sendable {
     public func decimalIfPresent(_ key: String) throws(JSONShapeError) -> Decimal? {
         switch member(key) {
         case nil: return nil
-        case .number(let number)?: return number
+        case .number(let number)?:
+            guard !number.isNaN else { throw mismatch(key, "a number in range") }
+            return number
         case .string(let text)?:
             guard let number = DecimalText.parse(text) else { throw mismatch(key, "a number") }
             return number

@@ -290,10 +290,11 @@ public struct JSONParser {
             return Decimal(sign: negative ? .minus : .plus, exponent: exponent, significand: Decimal(significand))
         }
         // More than 19 significant digits, or an extreme exponent: let Decimal read the text.
+        // Valid JSON is never refused here. A number too large for Decimal (1e400) is NaN, which
+        // the readers refuse where they read a member (a field error naming it); one too small
+        // (1e-300, below Decimal's ~1e-128) is 0, the nearest value Decimal holds.
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !value.isNaN else {
-            throw Failure(offset: start, reason: "number out of Decimal's range")
-        }
-        return value
+        if let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) { return value }
+        return exponent < 0 ? 0 : .nan
     }
 }

@@ -30,17 +30,34 @@ struct DraftFieldReader {
             fail(field, "\(field) must be a string, not \(other.typeDescription).")
             return nil
         }
-        guard length.contains(text.count) else {
-            fail(field, "\(field) must be \(length.lowerBound) to \(length.upperBound) characters long; it has \(text.count).")
+        // Counted in code points, as JSON Schema's minLength and maxLength count them.
+        let count = text.unicodeScalars.count
+        guard length.contains(count) else {
+            if count == 0, length.upperBound == .max {
+                fail(field, "\(field) must not be empty.")
+            } else {
+                fail(field, "\(field) must be \(length.lowerBound) to \(length.upperBound) characters long; it has \(count).")
+            }
             return nil
         }
         return text
     }
 
-    /// A non-negative decimal amount, exact (`16.9`, never through `Double`).
-    mutating func amount(_ field: String, required: Bool) -> Decimal? {
-        nonNegative(field, required: required, mustBe: "a number") { $0 }
+    /// A non-negative decimal amount, exact (`16.9`, never through `Double`), at most
+    /// ``maxAmount``.
+    /// With `nullable`, JSON `null` counts as absent (the contract's `[number, null]`).
+    mutating func amount(_ field: String, required: Bool, nullable: Bool = false) -> Decimal? {
+        if nullable, case .json(.null)? = input.fields[field] { return nil }
+        guard let amount = nonNegative(field, required: required, mustBe: "a number", { $0 }) else { return nil }
+        guard amount <= Self.maxAmount else {
+            fail(field, "\(field) must be at most 1000000000000000 (10^15).")
+            return nil
+        }
+        return amount
     }
+
+    /// The largest price a write may set (`maximum` of `WriteMoney` in openapi.yaml).
+    static let maxAmount = Decimal(string: "1000000000000000")!
 
     /// A non-negative whole number that fits 64 bits.
     mutating func count(_ field: String, required: Bool) -> Int64? {
@@ -58,6 +75,10 @@ struct DraftFieldReader {
         case .json(.number(let number)): decimal = number
         case .text(let text): decimal = DecimalText.parse(text.trimmingCharacters(in: .whitespaces))
         case .json: decimal = nil
+        }
+        if let decimal, decimal.isNaN {
+            fail(field, "\(field) is out of range.")
+            return nil
         }
         guard let number = decimal.flatMap(convert) else {
             fail(field, "\(field) must be \(kind).")
@@ -82,9 +103,9 @@ struct DraftFieldReader {
 
     /// The images, each checked: valid data, JPEG or PNG by magic bytes, within the size limit;
     /// their number within `count`. `nil` when none were sent (an error if `count` needs some).
-    mutating func images(count: ClosedRange<Int>) -> [ImageUpload]? {
+    mutating func images(count: ClosedRange<Int>, required: Bool = true) -> [ImageUpload]? {
         guard let raws = input.images else {
-            if count.lowerBound > 0 { fail("images", "images is required: \(count.lowerBound) to \(count.upperBound) JPEG or PNG files.") }
+            if required { fail("images", "images is required: \(count.lowerBound) to \(count.upperBound) JPEG or PNG files.") }
             return nil
         }
         if !count.contains(raws.count) {
@@ -109,9 +130,14 @@ struct DraftFieldReader {
         return uploads
     }
 
+    /// The field's value; a JSON `null` is refused here (nullable fields are handled before).
     private mutating func present(_ field: String, required: Bool) -> DraftInput.Value? {
         guard let value = input.fields[field] else {
             if required { fail(field, "\(field) is required.") }
+            return nil
+        }
+        if case .json(.null) = value {
+            fail(field, "\(field) must not be null\(required ? "" : "; leave it out instead").")
             return nil
         }
         return value

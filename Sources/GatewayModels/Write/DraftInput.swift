@@ -4,8 +4,9 @@ import Foundation
 /// with field names in the contract's camelCase.
 ///
 /// - JSON: `{"title", "description", "price", "discountedPrice", "currency", "stock",
-///   "password", "images": [{"filename", "contentType", "data"(base64)}]}`. `null` counts as
-///   absent.
+///   "password", "images": [{"filename", "contentType", "data"(base64)}]}`. `null` is kept:
+///   only members the contract declares nullable take it (the reader decides), and `images`
+///   never does.
 /// - multipart: one text part per field, file parts named `images` (or `images[]`).
 struct DraftInput: Sendable {
     enum Value: Sendable {
@@ -34,11 +35,11 @@ struct DraftInput: Sendable {
             throw ValidationFailure([FieldError(field: "body", message: "The body must be a JSON object.")])
         }
         var input = DraftInput()
-        for (key, value) in object where key != "images" && value != .null {
+        for (key, value) in object where key != "images" {
             input.fields[key] = .json(value)
         }
         switch object["images"] {
-        case nil, .null?:
+        case nil:
             break
         case .array(let entries)?:
             input.images = entries.enumerated().map { index, entry in jsonImage(entry, index: index) }
@@ -54,6 +55,14 @@ struct DraftInput: Sendable {
             return RawImage(error: FieldError(field: field, message: "Each image must be an object with filename, contentType and data."))
         }
         var image = RawImage()
+        for key in ["filename", "contentType"] {
+            switch object[key] {
+            case nil, .null?, .string?: continue
+            default:
+                image.error = FieldError(field: "\(field).\(key)", message: "\(key) must be a string.")
+                return image
+            }
+        }
         if case .string(let name)? = object["filename"] { image.filename = name }
         guard case .string(let text)? = object["data"] else {
             image.error = FieldError(field: "\(field).data", message: "data is required: the image bytes in base64.")

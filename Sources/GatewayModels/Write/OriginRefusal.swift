@@ -20,10 +20,10 @@ public struct OriginRefusal: Sendable, Hashable {
     ///   becomes `[redacted]` in the detail.
     public init(originStatus: Int, body: [UInt8], redacting secrets: [String] = []) {
         var text = Self.text(of: body)
-        for secret in secrets where !secret.isEmpty {
-            text = text?.replacingOccurrences(of: secret, with: "[redacted]")
-        }
         let lowered = text?.lowercased() ?? ""
+        for secret in secrets where !secret.isEmpty {
+            text = text.map { Self.redact(secret, in: $0) }
+        }
         let aboutCredentials = lowered.contains("secret") || lowered.contains("identifier") || lowered.contains("password")
         switch originStatus {
         case 401, 403: status = 403
@@ -49,5 +49,28 @@ public struct OriginRefusal: Sendable, Hashable {
         var cleaned = String(scalars).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         if cleaned.count > 300 { cleaned = String(cleaned.prefix(300)) + "…" }
         return cleaned
+    }
+
+    /// `text` with every whole occurrence of `secret` (not part of a longer word: no letter,
+    /// digit, `-` or `_` right before or after it) replaced by `[redacted]`, so that a short
+    /// secret such as `r` does not cut words it happens to be in.
+    static func redact(_ secret: String, in text: String) -> String {
+        func isWordCharacter(_ character: Character?) -> Bool {
+            guard let character else { return false }
+            return character.isLetter || character.isNumber || character == "-" || character == "_"
+        }
+        var result = ""
+        var rest = text[...]
+        while let range = rest.range(of: secret) {
+            let before = range.lowerBound > rest.startIndex ? rest[rest.index(before: range.lowerBound)] : result.last
+            let after = range.upperBound < rest.endIndex ? rest[range.upperBound] : nil
+            if isWordCharacter(before) || isWordCharacter(after) {
+                result += rest[..<range.upperBound]
+            } else {
+                result += rest[..<range.lowerBound] + "[redacted]"
+            }
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
     }
 }

@@ -36,7 +36,7 @@ public struct ProductDraft: Sendable, Hashable {
         let title = reader.string("title", required: true, length: limits.title)
         let description = reader.string("description", required: true, length: limits.description)
         let price = reader.amount("price", required: true)
-        let discountedPrice = reader.amount("discountedPrice", required: false)
+        let discountedPrice = reader.amount("discountedPrice", required: false, nullable: true)
         let currency = reader.currency("currency", required: true)
         let stock = reader.count("stock", required: true)
         let password = reader.string("password", required: true, length: limits.password)

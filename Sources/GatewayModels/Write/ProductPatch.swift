@@ -40,8 +40,9 @@ public struct ProductPatch: Sendable, Hashable {
         patch.currency = reader.currency("currency", required: false)
         patch.stock = reader.count("stock", required: false)
         let password = reader.string("password", required: true, length: limits.password)
-        patch.images = reader.images(count: 0...limits.maxImages)
-        if patch.images?.isEmpty == true { patch.images = nil }  // no images: keep the current ones
+        // Absent: keep the current images. Present: 1 to 5 that replace them (an empty list is
+        // refused rather than read as "keep", as openapi.yaml's minItems says).
+        patch.images = reader.images(count: 1...limits.maxImages, required: false)
         if let price = patch.price, let sale = patch.discountedPrice, sale > price {
             reader.fail("discountedPrice", "discountedPrice (the sale price) must not be above price.")
         }

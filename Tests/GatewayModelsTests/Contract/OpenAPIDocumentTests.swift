@@ -66,6 +66,17 @@ import Yams
         #expect(validator.validate(try #require(JSONValue.parse(HealthStatus().jsonBytes())), schemaNamed: "Health") == [])
     }
 
+    /// Writes take exactly the codes the gateway's ISO 4217 table holds.
+    @Test func writeCurrenciesAreTheISO4217Table() throws {
+        let document = try #require(try Yams.load(yaml: Self.yaml) as? [String: Any])
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let codes = try #require((schemas["WriteCurrencyCode"] as? [String: Any])?["enum"] as? [String])
+        #expect(codes == ISO4217.minorUnits.keys.sorted())
+        let validator = try Self.validator()
+        #expect(validator.validate(.string("KRW"), schemaNamed: "WriteCurrencyCode") == [])
+        #expect(!validator.validate(.string("AAA"), schemaNamed: "WriteCurrencyCode").isEmpty)
+    }
+
     @Test func readinessBodiesValidate() throws {
         let validator = try Self.validator()
         let ready = ReadinessStatus(draining: false, origin: .down, checkedAt: "2026-11-23T05:00:00.123Z")

@@ -4,6 +4,23 @@ import Testing
 import TestSupport
 
 @Suite struct JSONParserTests {
+    /// Valid JSON is never refused for a number Decimal cannot hold: it is NaN, and readers
+    /// refuse it only where they read it.
+    @Test func numbersBeyondDecimalAreNaNAndRefusedWhereRead() throws {
+        guard case .object(let members) = try JSONParser.parse(#"{"x":1e400,"y":-6.4e265,"password":"pw"}"#.utf8),
+            case .number(let x)? = members["x"], case .number(let y)? = members["y"]
+        else { Issue.record("not an object of numbers"); return }
+        #expect(x.isNaN && y.isNaN)
+        let deletion = try ProductDeletion.decode(json: Array(#"{"x":1e400,"password":"pw"}"#.utf8))
+        #expect(deletion.password == "pw")
+        #expect(throws: ValidationFailure([FieldError(field: "price", message: "price is out of range.")])) {
+            try ProductPatch.decode(json: Array(#"{"password":"pw","price":1e400}"#.utf8))
+        }
+        #expect(throws: JSONShapeError.self) {
+            try V1Item(json: Array(#"{"id":1,"title":"t","price":1e400,"currency":"KRW","stock":1,"thumbnails":[],"registration_date":0}"#.utf8))
+        }
+    }
+
     @Test func parsesEveryKindOfValue() throws {
         let value = try JSONParser.parse(#" {"a":[1,-2.5,1.23123123E8,0,true,false,null,"x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude17"],"b":{},"c":[]} "#.utf8)
         #expect(value == .object([
@@ -32,7 +49,7 @@ import TestSupport
 
     @Test(arguments: [
         "", " ", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "NaN", "tru", "nul", "'a'", "\"a", "\"\\x\"",
-        "\"\\ud83d\"", "\"a\u{1}\"", "[1] 2", "{\"a\" 1}", "{1:2}", "1e", "-", "1e400", "// c\n1",
+        "\"\\ud83d\"", "\"a\u{1}\"", "[1] 2", "{\"a\" 1}", "{1:2}", "1e", "-", "// c\n1",
     ])
     func rejectsInvalidJSON(text: String) {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(text.utf8) }

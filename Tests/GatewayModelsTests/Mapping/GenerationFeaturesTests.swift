@@ -92,13 +92,18 @@ import Testing
     }
 
     @Test func searchTextIsNormalised() {
-        #expect(ListQuery.normalisedSearch("  iPhone \t 15  ") == "iPhone 15")
+        #expect(ListQuery.normalisedSearch("  iPhone \u{3000} 15  ") == "iPhone 15")
+        #expect(ListQuery.normalisedSearch("iPhone\t15") == nil, "a tab is a control character")
+        #expect(ListQuery.normalisedSearch("a" + String(repeating: " ", count: 100)) == nil, "101 code points before trimming")
         #expect(ListQuery.normalisedSearch("Cafe\u{0301}") == "Café")
         #expect(ListQuery.normalisedSearch("   ") == nil)
         #expect(ListQuery.normalisedSearch("") == nil)
         #expect(ListQuery.normalisedSearch("a\u{0}b") == nil)
         #expect(ListQuery.normalisedSearch(String(repeating: "가", count: 100)) == String(repeating: "가", count: 100))
         #expect(ListQuery.normalisedSearch(String(repeating: "가", count: 101)) == nil)
+        // Code points, as JSON Schema's maxLength counts them: 100 decomposed syllables are 200.
+        #expect(ListQuery.normalisedSearch(String(repeating: "\u{1100}\u{1161}", count: 50)) == String(repeating: "가", count: 50))
+        #expect(ListQuery.normalisedSearch(String(repeating: "\u{1100}\u{1161}", count: 51)) == nil)
     }
 
     @Test func deleteAnswersAreCheckedBeforeTheyAreFollowed() {
@@ -127,6 +132,11 @@ import Testing
         #expect(OriginRefusal(originStatus: 400, body: Array("bad\u{7}\nname  too short".utf8)) == .expected(400, "bad name too short"))
         #expect(OriginRefusal(originStatus: 404, body: Array("product not found".utf8)) == .expected(404, "product not found"))
         #expect(OriginRefusal(originStatus: 409, body: []) == .expected(409, "The origin refused the request (409)."))
+        // Echoes of what the gateway sent are redacted, whole words only, after the mapping.
+        #expect(OriginRefusal(originStatus: 400, body: Array("secret does not match the identifier".utf8), redacting: ["r", "e"])
+            == .expected(403, "secret does not match the identifier"))
+        #expect(OriginRefusal(originStatus: 401, body: Array("unknown identifier 5e1e-aa (secret pw1234)".utf8), redacting: ["5e1e-aa", "pw1234"])
+            == .expected(403, "unknown identifier [redacted] (secret [redacted])"))
     }
 
     @Test func v2PatchesUseTheOriginsCurrentPrices() throws {

@@ -4,11 +4,21 @@ import Testing
 
 @Suite struct ProductPatchTests {
     @Test func everythingButThePasswordIsOptional() throws {
-        let patch = try ProductPatch.decode(json: #"{"password":"pw","stock":0,"title":null}"#.bytes)
+        let patch = try ProductPatch.decode(json: #"{"password":"pw","stock":0}"#.bytes)
         #expect(patch.password == "pw")
         #expect(patch.stock == 0)
         #expect(patch.title == nil)
         #expect(patch.images == nil)
+    }
+
+    /// Left out is not the same as null: the contract declares no member of an update
+    /// nullable, so null is refused (as openapi.yaml says), not read as "unchanged".
+    @Test func nullIsRefusedNotTakenForAbsent() {
+        #expect(throws: ValidationFailure([
+            FieldError(field: "images", message: "images must be an array, not null."),
+            FieldError(field: "title", message: "title must not be null; leave it out instead."),
+            FieldError(field: "discountedPrice", message: "discountedPrice must not be null; leave it out instead."),
+        ])) { try ProductPatch.decode(json: #"{"password":"pw","stock":0,"title":null,"discountedPrice":null,"images":null}"#.bytes) }
     }
 
     @Test func passwordIsRequiredAndSomethingMustChange() {
@@ -16,6 +26,10 @@ import Testing
             try ProductPatch.decode(json: #"{"title":"t"}"#.bytes)
         }
         #expect(throws: ValidationFailure([FieldError(field: "body", message: "Nothing to update: send at least one field besides password.")])) {
+            try ProductPatch.decode(json: #"{"password":"p"}"#.bytes)
+        }
+        // An empty image list replaces nothing: refused, as openapi.yaml's minItems says.
+        #expect(throws: ValidationFailure([FieldError(field: "images", message: "Send 1 to 5 images; got 0.")])) {
             try ProductPatch.decode(json: #"{"password":"p","images":[]}"#.bytes)
         }
     }
@@ -26,7 +40,7 @@ import Testing
             FieldError(field: "price", message: "price must be a number."),
             FieldError(field: "currency", message: "currency must be an ISO 4217 currency code such as KRW or USD; \"WON\" is not one."),
             FieldError(field: "password", message: "password is required."),
-            FieldError(field: "images", message: "Send 0 to 5 images; got 6."),
+            FieldError(field: "images", message: "Send 1 to 5 images; got 6."),
         ])) { try ProductPatch.decode(json: #"{"price":"1","currency":"WON","images":[\#(six)]}"#.bytes) }
     }
 
