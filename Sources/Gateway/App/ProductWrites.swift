@@ -303,13 +303,14 @@ public final class ProductWrites: Sendable {
         requestID: String, redacting redacted: [String] = []
     ) -> GatewayResponse {
         switch result {
-        case .failure(.timedOut):
-            reads.invalidate(productID: productID)
-            return GatewayError.gatewayTimeout(
-                "The origin did not answer in time, so whether the change was made is unknown. Check the product before trying again."
-            ).response(requestID: requestID)
+        case .failure(.connectFailed), .failure(.overloaded):
+            // Nothing was sent: nothing changed.
+            if case .failure(let failure) = result { return failure.gatewayError.response(requestID: requestID) }
+            preconditionFailure("matched a failure")
         case .failure(let failure):
-            return failure.gatewayError.response(requestID: requestID)
+            // Sent, and then no readable answer: the change may or may not have been made.
+            reads.invalidate(productID: productID)
+            return GatewayError.outcomeUnknown(failure).response(requestID: requestID)
         case .success(let response) where (200..<300).contains(response.status):
             if response.body.isEmpty, case .delete = operation {
                 reads.invalidate(productID: productID)

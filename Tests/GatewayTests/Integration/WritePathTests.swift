@@ -177,8 +177,25 @@ extension IntegrationTests {
                     try RawHTTPClient(port: port).request("POST", "/v1/products", headers: ["Content-Type: application/json"], body: Self.createJSON())
                 }
                 #expect(response.status == 504)
-                #expect((try response.json()["detail"] as? String)?.contains("whether the change was made is unknown") == true)
+                #expect(try response.json()["type"] as? String == "urn:open-market-gateway:problem:outcome-unknown")
+                #expect((try response.json()["detail"] as? String)?.contains("Whether the change was made is unknown") == true)
                 try await Task.sleep(for: .milliseconds(1800))
+                #expect(harness.origin.counts.count("POST", "/item") == 1)
+            }
+        }
+
+        /// The origin drops the connection after it got the request: the same problem type as
+        /// a time-out (502 here), and the write is not sent again.
+        @Test func aWriteWhoseConnectionIsLostAnswersOutcomeUnknown() async throws {
+            try await ReadPathHarness.with { harness in
+                harness.origin.setFaults(DemoFaults(dropRate: 1))
+                let port = harness.port
+                let response = try await offPool {
+                    try RawHTTPClient(port: port).request("POST", "/v1/products", headers: ["Content-Type: application/json"], body: Self.createJSON())
+                }
+                #expect(response.status == 502)
+                #expect(try response.json()["type"] as? String == "urn:open-market-gateway:problem:outcome-unknown")
+                #expect(try response.json()["title"] as? String == "Outcome unknown")
                 #expect(harness.origin.counts.count("POST", "/item") == 1)
             }
         }
