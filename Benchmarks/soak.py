@@ -1,0 +1,218 @@
+"""The fault soak's load and bookkeeping (Benchmarks/soak.sh starts the servers and runs this).
+
+Mixed load through the gateway for DURATION seconds while the demo origin's faults change on a
+schedule; then a report: requests by status, the gateway's resident memory and open descriptors
+over time, and every write accounted for.
+
+    python3 soak.py GATEWAY_URL ORIGIN_URL GATEWAY_PID DURATION_SECONDS
+"""
+
+import base64
+import collections
+import http.client
+import json
+import os
+import random
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+
+GATEWAY, ORIGIN, PID, DURATION = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+OUTCOME_UNKNOWN = "urn:open-market-gateway:problem:outcome-unknown"
+
+lock = threading.Lock()
+statuses = collections.Counter()
+creates = {"created": 0, "unknown": 0, "deleted": 0, "keyed_titles": set()}
+samples = []
+stop_at = time.monotonic() + DURATION
+
+
+def connection(base):
+    parts = urllib.parse.urlsplit(base)
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=15)
+
+
+def call(conn, method, path, body=None, headers=None):
+    payload = None if body is None else json.dumps(body).encode()
+    all_headers = {"Content-Type": "application/json"} if payload is not None else {}
+    all_headers.update(headers or {})
+    conn.request(method, path, body=payload, headers=all_headers)
+    response = conn.getresponse()
+    data = response.read()
+    return response.status, response.getheader("ETag"), data
+
+
+def reader(worker):
+    rng = random.Random(worker)
+    conn = connection(GATEWAY)
+    etags = {}
+    while time.monotonic() < stop_at:
+        try:
+            roll = rng.random()
+            if roll < 0.45:
+                path = "/v1/products?page=%d" % rng.randint(1, 8)
+            elif roll < 0.85:
+                path = "/v1/products/%d" % rng.randint(1, 140)
+            else:
+                status, _, data = call(conn, "GET", "/v1/products/%d" % rng.randint(1, 127))
+                record("GET detail", status)
+                if status != 200:
+                    continue
+                thumbnails = json.loads(data).get("thumbnails") or []
+                if not thumbnails:
+                    continue
+                path = thumbnails[0]
+            headers = {"If-None-Match": etags[path]} if path in etags and rng.random() < 0.3 else {}
+            status, etag, _ = call(conn, "GET", path, headers=headers)
+            if etag:
+                etags[path] = etag
+            record("GET", status)
+        except (OSError, http.client.HTTPException):
+            record("GET", "connection error")
+            conn.close()
+            conn = connection(GATEWAY)
+
+
+def writer(worker):
+    rng = random.Random(1000 + worker)
+    conn = connection(GATEWAY)
+    serial = 0
+    while time.monotonic() < stop_at:
+        serial += 1
+        title = "soak-%d-%d" % (worker, serial)
+        body = {"title": title, "description": "soak", "price": 1000, "currency": "KRW", "stock": 3,
+                "password": "pw", "images": [{"data": base64.b64encode(PNG).decode()}]}
+        keyed = rng.random() < 0.5
+        headers = {"Idempotency-Key": "key-" + title} if keyed else {}
+        try:
+            # A keyed create is retried once after an unknown outcome, with the same key.
+            for attempt in range(2 if keyed else 1):
+                status, _, data = call(conn, "POST", "/v1/products", body, headers)
+                record("POST", status)
+                kind = json.loads(data).get("type") if status >= 500 and data else None
+                with lock:
+                    # A retry with the key is answered from the key's record (a replay), or
+                    # creates for the first time when the first attempt never reached the origin.
+                    if status == 201:
+                        creates["created"] += 1
+                    if kind == OUTCOME_UNKNOWN and attempt == 0:
+                        creates["unknown"] += 1
+                    if keyed:
+                        creates["keyed_titles"].add(title)
+                if status == 201:
+                    product = json.loads(data)["id"]
+                    status, _, _ = call(conn, "PATCH", "/v1/products/%d" % product, {"password": "pw", "stock": 1})
+                    record("PATCH", status)
+                    # Keyed creates stay, so the catalogue can show whether one was made twice.
+                    if not keyed and rng.random() < 0.5:
+                        status, _, _ = call(conn, "DELETE", "/v1/products/%d" % product, {"password": "pw"})
+                        record("DELETE", status)
+                        if status == 200:
+                            with lock:
+                                creates["deleted"] += 1
+                    break
+                if kind != OUTCOME_UNKNOWN:
+                    break
+        except (OSError, http.client.HTTPException, ValueError):
+            record("write", "connection error")
+            conn.close()
+            conn = connection(GATEWAY)
+
+
+def slow_client():
+    """Opens connections that trickle a head, or ask for a list and never read it."""
+    parts = urllib.parse.urlsplit(GATEWAY)
+    while time.monotonic() < stop_at:
+        try:
+            trickle = socket.create_connection((parts.hostname, parts.port), timeout=30)
+            trickle.sendall(b"GET /v1/products?page=1 HTTP/1.1\r\n")
+            unread = socket.create_connection((parts.hostname, parts.port), timeout=30)
+            unread.sendall(b"GET /v1/products?page=1 HTTP/1.1\r\nHost: s\r\n\r\n" * 50)
+            time.sleep(5)
+            trickle.sendall(b"Host: s\r\n")
+            time.sleep(5)
+            trickle.close()
+            unread.close()
+            record("slow client", "done")
+        except OSError:
+            record("slow client", "connection error")
+
+
+def faults():
+    """The origin's fault schedule, repeated: calm, errors, drops, latency, down for a minute."""
+    schedule = [
+        ({"errorRate": 0, "dropRate": 0, "latencyMs": 0, "down": False}, 60),
+        ({"errorRate": 0.2}, 60),
+        ({"errorRate": 0, "dropRate": 0.1}, 60),
+        ({"dropRate": 0, "latencyMs": 800}, 60),
+        ({"latencyMs": 0, "down": True}, 60),
+    ]
+    def admin(change):
+        # A fresh connection each time: the origin closes idle ones.
+        conn = connection(ORIGIN)
+        try:
+            call(conn, "PUT", "/__admin/faults", change)
+        finally:
+            conn.close()
+
+    while time.monotonic() < stop_at:
+        for change, seconds in schedule:
+            if time.monotonic() >= stop_at:
+                break
+            admin(change)
+            print("faults: %s" % json.dumps(change), flush=True)
+            time.sleep(min(seconds, max(0, stop_at - time.monotonic())))
+    admin({"errorRate": 0, "dropRate": 0, "latencyMs": 0, "down": False})
+
+
+def sampler():
+    while time.monotonic() < stop_at:
+        rss = 0
+        with open("/proc/%d/status" % PID) as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1])
+        samples.append((round(DURATION - (stop_at - time.monotonic())), rss // 1024, len(os.listdir("/proc/%d/fd" % PID))))
+        time.sleep(10)
+
+
+def record(kind, status):
+    with lock:
+        statuses[(kind, status)] += 1
+
+
+threads = [threading.Thread(target=reader, args=(n,)) for n in range(8)]
+threads += [threading.Thread(target=writer, args=(n,)) for n in range(2)]
+threads += [threading.Thread(target=slow_client), threading.Thread(target=faults), threading.Thread(target=sampler)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+time.sleep(2)
+
+conn = connection(ORIGIN)
+_, _, counts = call(conn, "GET", "/__admin/counts")
+origin_requests = json.loads(counts)["routes"].get("POST /item", 0)
+_, _, catalogue = call(conn, "GET", "/__admin/catalogue")
+titles = collections.Counter(item["title"] for item in json.loads(catalogue)["items"])
+# What the origin really created: soak items still there, and those deleted since (a delete is
+# only counted when the gateway answered 200, and an unknown delete outcome is not retried).
+made = sum(count for title, count in titles.items() if title.startswith("soak-")) + creates["deleted"]
+
+print("\nrequests by kind and status:")
+for (kind, status), count in sorted(statuses.items(), key=lambda entry: (entry[0][0], str(entry[0][1]))):
+    print("  %-12s %-18s %8d" % (kind, status, count))
+print("\nseconds, gateway RSS MiB, open descriptors:")
+for second, rss, fds in samples:
+    print("  %5d %6d %6d" % (second, rss, fds))
+print("\nwrites: the origin received %d create requests and made %d products; the gateway answered %d with 201 "
+      "and %d with outcome-unknown" % (origin_requests, made, creates["created"], creates["unknown"]))
+# Every product made was answered 201, or its answer said the outcome was unknown.
+balanced = creates["created"] <= made <= creates["created"] + creates["unknown"]
+twice = [title for title in creates["keyed_titles"] if titles.get(title, 0) > 1]
+print("  every create accounted for: %s" % ("yes" if balanced else "NO"))
+print("  keyed creates that reached the origin twice: %d" % len(twice))
+sys.exit(0 if balanced and not twice else 1)
