@@ -51,6 +51,8 @@ static inline long cevent_ssl_set_sni(SSL *ssl, const char *name) {
 
 // accept4 is declared only under _GNU_SOURCE, which this header cannot count on.
 int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+// gettid (glibc 2.30+) likewise: the kernel's id of the calling thread.
+pid_t gettid(void);
 
 // SSL_set_mode is a macro over SSL_ctrl. Partial writes let a non-blocking SSL_write
 // report what it sent; a moving buffer lets a retry pass the same bytes from a new address.

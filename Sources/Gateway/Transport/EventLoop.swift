@@ -15,6 +15,8 @@ public final class EventLoop: @unchecked Sendable {
     private var wakeEvent: OpaquePointer?
     private let inbox = Mutex<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
+    /// The kernel's id of the loop's thread while it runs (0 otherwise), for `/proc/self/task`.
+    let kernelThreadID = Atomic<Int32>(0)
     private let finished = DispatchSemaphore(value: 0)
     public let name: String
 
@@ -54,6 +56,7 @@ public final class EventLoop: @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
+        kernelThreadID.store(gettid(), ordering: .releasing)
         event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
         drainInbox()
         threadID.store(0, ordering: .releasing)

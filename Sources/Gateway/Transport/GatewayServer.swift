@@ -26,6 +26,11 @@ public final class GatewayServer: Sendable {
     /// The port the server listens on; meaningful after `start`.
     public var port: Int { state.withLock { $0.port } }
 
+    /// The kernel thread ids of the running loops (tests read their CPU time).
+    var loopKernelThreadIDs: [Int32] {
+        state.withLock { $0.loops.map { $0.loop.kernelThreadID.load(ordering: .acquiring) } }
+    }
+
     /// Requests read but not answered yet.
     public var inFlight: Int { core.inFlight.load(ordering: .relaxed) }
 

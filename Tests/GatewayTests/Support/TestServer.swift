@@ -65,9 +65,17 @@ enum TestRoutes {
     }
 
     /// A JSON document of exactly `size` bytes: `{"data":"xxxx…"}`.
+    /// Filler byte `i` is `a` + i mod 26. Built by copying whole alphabets, so that even a
+    /// sanitizer build makes megabytes quickly (tests that time a stalled client rely on the
+    /// server filling the socket at once).
     static func jsonBody(size: Int) -> [UInt8] {
-        let overhead = Array("{\"data\":\"\"}".utf8).count
-        let filler = (0..<max(0, size - overhead)).map { UInt8(ascii: "a") + UInt8($0 % 26) }
-        return Array("{\"data\":\"".utf8) + filler + Array("\"}".utf8)
+        let head = Array("{\"data\":\"".utf8)
+        let tail = Array("\"}".utf8)
+        let end = head.count + max(0, size - head.count - tail.count)
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+        var body = head
+        body.reserveCapacity(end + tail.count)
+        while body.count < end { body.append(contentsOf: alphabet.prefix(end - body.count)) }
+        return body + tail
     }
 }
