@@ -9,16 +9,15 @@ enum ListQueryParameters {
     static func parse(_ request: GatewayRequest) -> Result<ListQuery, GatewayError> {
         var errors: [FieldError] = []
         var query = ListQuery()
-        if let text = request.queryValue("page") {
-            if let page = number(text, in: 1...ListQuery.maxPage) { query.page = page } else {
-                errors.append(FieldError(field: "page", message: "must be a whole number from 1 to \(ListQuery.maxPage)."))
+        func read(_ name: String, in range: ClosedRange<Int>, into value: inout Int) {
+            guard let text = request.queryValue(name) else { return }
+            guard let number = number(text, in: range) else {
+                return errors.append(FieldError(field: name, message: "must be a whole number from 1 to \(range.upperBound)."))
             }
+            value = number
         }
-        if let text = request.queryValue("pageSize") {
-            if let size = number(text, in: 1...ListQuery.maxPageSize) { query.pageSize = size } else {
-                errors.append(FieldError(field: "pageSize", message: "must be a whole number from 1 to \(ListQuery.maxPageSize)."))
-            }
-        }
+        read("page", in: 1...ListQuery.maxPage, into: &query.page)
+        read("pageSize", in: 1...ListQuery.maxPageSize, into: &query.pageSize)
         if let text = request.queryValue("q") {
             if let search = ListQuery.normalisedSearch(text) { query.search = search } else {
                 errors.append(FieldError(
@@ -33,22 +32,20 @@ enum ListQueryParameters {
     /// parameter, a search (its normalisation allocates), or a value the routed path refuses.
     static func parseStored(_ request: RequestBytes) -> ListQuery? {
         guard case .absent = request.queryValue("q") else { return nil }
-        var query = ListQuery()
-        switch request.queryValue("page") {
-        case .absent: break
-        case .plain(let bytes):
-            guard let page = number(bytes, in: 1...ListQuery.maxPage) else { return nil }
-            query.page = page
-        case .encoded: return nil
+        guard let page = storedNumber(request.queryValue("page"), in: 1...ListQuery.maxPage, absent: 1),
+            let pageSize = storedNumber(request.queryValue("pageSize"), in: 1...ListQuery.maxPageSize, absent: ListQuery.defaultPageSize)
+        else { return nil }
+        return ListQuery(page: page, pageSize: pageSize)
+    }
+
+    /// A stored-path query value as a number in `range`; `absent` when not sent; nil when it
+    /// is encoded or refused.
+    private static func storedNumber(_ value: RequestBytes.QueryValue, in range: ClosedRange<Int>, absent: Int) -> Int? {
+        switch value {
+        case .absent: absent
+        case .plain(let bytes): number(bytes, in: range)
+        case .encoded: nil
         }
-        switch request.queryValue("pageSize") {
-        case .absent: break
-        case .plain(let bytes):
-            guard let size = number(bytes, in: 1...ListQuery.maxPageSize) else { return nil }
-            query.pageSize = size
-        case .encoded: return nil
-        }
-        return query
     }
 
     /// Plain ASCII digits (at most 5, no sign) within `range`.

@@ -303,10 +303,9 @@ public final class ProductWrites: Sendable {
         requestID: String, redacting redacted: [String] = []
     ) -> GatewayResponse {
         switch result {
-        case .failure(.connectFailed), .failure(.overloaded):
+        case .failure(let failure) where !Self.mayHaveReached(result):
             // Nothing was sent: nothing changed.
-            if case .failure(let failure) = result { return failure.gatewayError.response(requestID: requestID) }
-            preconditionFailure("matched a failure")
+            return failure.gatewayError.response(requestID: requestID)
         case .failure(let failure):
             // Sent, and then no readable answer: the change may or may not have been made.
             reads.invalidate(productID: productID)

@@ -18,19 +18,20 @@ public struct ProductDeletion: Sendable, Hashable {
 
     /// The v1 `DELETE /item/{id}` body: `{"password": "…"}` as `application/json`.
     public func v1Body() -> OriginRequestBody {
-        var writer = JSONWriter(capacity: 64)
-        writer.beginObject()
-        writer.key("password"); writer.string(password)
-        writer.endObject()
-        return OriginRequestBody(json: writer)
+        body(key: "password")
     }
 
     /// The v2 `POST /api/products/{id}/secret` and v2b `POST /api/products/{id}/archived`
     /// body: `{"secret": "…"}` (the contract's password is the vendor secret there).
     public func v2SecretBody() -> OriginRequestBody {
+        body(key: "secret")
+    }
+
+    /// `{"<key>": password}` as `application/json`.
+    private func body(key: String) -> OriginRequestBody {
         var writer = JSONWriter(capacity: 64)
         writer.beginObject()
-        writer.key("secret"); writer.string(password)
+        writer.key(key); writer.string(password)
         writer.endObject()
         return OriginRequestBody(json: writer)
     }
