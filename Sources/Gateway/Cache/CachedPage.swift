@@ -47,22 +47,34 @@ public struct CachedPage: Sendable, Equatable {
     /// the entry's bookkeeping).
     var cost: Int { identity.count + (gzip?.count ?? 0) + heads.byteCount + 256 }
 
-    /// `matches(ifNoneMatch:)` on a header value's bytes: one tag, as a client echoes it,
-    /// is compared byte for byte; any other shape is parsed as text.
+    /// Whether an `If-None-Match` value's bytes name this page, in either representation:
+    /// `*`, or any listed tag, compared weakly as RFC 9110 §13.1.2 asks. One pass over the
+    /// bytes, no allocation, whatever the client sends (a tag as a client echoes it is the
+    /// common case).
     public func matches(ifNoneMatch bytes: UnsafeRawBufferPointer) -> Bool {
         if bytes.elementsEqual(etagBytes) || bytes.elementsEqual(gzipETagBytes) { return true }
-        if bytes.first == UInt8(ascii: "\""), !bytes.contains(UInt8(ascii: ",")) { return false }
-        return matches(ifNoneMatch: String(decoding: bytes, as: UTF8.self))
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start
+            var last = end
+            while first < last, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
+            while last > first, bytes[last - 1] == UInt8(ascii: " ") || bytes[last - 1] == UInt8(ascii: "\t") { last -= 1 }
+            if last - first >= 2, bytes[first] == UInt8(ascii: "W"), bytes[first + 1] == UInt8(ascii: "/") { first += 2 }
+            let tag = bytes[first..<last]
+            if (tag.count == 1 && tag.first == UInt8(ascii: "*")) || tag.elementsEqual(etagBytes) || tag.elementsEqual(gzipETagBytes) {
+                return true
+            }
+            start = end + 1
+        }
+        return false
     }
 
-    /// Whether `ifNoneMatch` (a request header value) names this page, in either
-    /// representation: `*`, or any listed tag, compared weakly as RFC 9110 §13.1.2 asks.
+    /// `matches(ifNoneMatch:)` on a `String` value.
     public func matches(ifNoneMatch: String) -> Bool {
-        let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingSpaces() }
-        return tags.contains { tag in
-            let opaque = tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
-            return opaque == "*" || opaque == etag || opaque == gzipETag
-        }
+        var value = ifNoneMatch
+        return value.withUTF8 { matches(ifNoneMatch: UnsafeRawBufferPointer($0)) }
     }
 }
 

@@ -1,3 +1,5 @@
+import GatewayModels
+
 /// Turns a cached page into the response for one request: the representation the client
 /// accepts (stored gzip or identity), its ETag, 304 when `If-None-Match` names the page,
 /// and the caching headers. No JSON work and no compression happen here.

@@ -1,4 +1,5 @@
 import CEvent
+import GatewayModels
 import Glibc
 import HTTPCodec
 import Logging

@@ -54,3 +54,12 @@ import Testing
         #expect(ranges.map(\.quality) == [1, 0.8, 0.8, 0.1])
     }
 }
+
+extension LocaleResolverTests {
+    @Test func readsABoundedPartOfTheHeader() {
+        let filler = Array(repeating: "fr", count: WeightedList.maxElements).joined(separator: ",")
+        #expect(resolver.resolve(acceptLanguage: filler + ",en").identifier == "ko-KR")
+        #expect(resolver.resolve(acceptLanguage: String(repeating: "x", count: 16_000) + ",en").identifier == "en-US")
+        #expect(AcceptLanguage.parse("en;q=0.5000, ko-KR;Q=0.5, *;q=0").map(\.tag) == ["ko-kr", "*"])
+    }
+}

@@ -1,5 +1,5 @@
 import Testing
-@testable import Gateway
+import GatewayModels
 
 @Suite struct AcceptEncodingTests {
     @Test(arguments: [
@@ -25,5 +25,25 @@ import Testing
 
     @Test func noHeaderMeansIdentity() {
         #expect(AcceptEncoding.allowsGzip(nil) == false)
+    }
+}
+
+extension AcceptEncodingTests {
+    @Test(arguments: [
+        ("gzip;q=0.5000", false),
+        (" , ,gzip", true),
+        ("x-GZip;q=0.001", true),
+        ("gzip;level=1", true),
+        ("*;q=0.5, gzip;q=abc", false),
+        ("*;q=x", false),
+    ])
+    func readsWeightsAsRFC9110Writes(header: String, expected: Bool) {
+        #expect(AcceptEncoding.allowsGzip(header) == expected)
+    }
+
+    @Test func readsABoundedPartOfTheHeader() {
+        let filler = Array(repeating: "br", count: WeightedList.maxElements).joined(separator: ", ")
+        #expect(AcceptEncoding.allowsGzip(filler + ", gzip") == false)
+        #expect(AcceptEncoding.allowsGzip(String(repeating: "a", count: 16_000) + ", gzip") == true)
     }
 }

@@ -1,0 +1,38 @@
+/// `Accept-Encoding` (RFC 9110 §12.5.3), reduced to the one question the gateway asks.
+public enum AcceptEncoding {
+    /// Whether a gzip-coded response is acceptable, from a header value's bytes (nil: no
+    /// header). Allocates nothing: it runs on cache hits.
+    ///
+    /// `gzip` or `x-gzip` with q > 0 allows it, `gzip;q=0` (or a malformed q) refuses it even
+    /// when `*` is also listed, and `*` with q > 0 allows it when gzip is not named. No
+    /// header, or a header that names neither, means identity only: a gateway should not
+    /// guess. Read as ``WeightedList`` reads (bounded).
+    public static func allowsGzip(bytes: UnsafeRawBufferPointer?) -> Bool {
+        guard let bytes else { return false }
+        var gzip: Int??
+        var wildcard: Int?
+        WeightedList.forEach(bytes) { coding, weight in
+            if equalsIgnoringCase(coding, "gzip") || equalsIgnoringCase(coding, "x-gzip") {
+                gzip = .some(weight)
+                return false
+            }
+            if coding.count == 1, coding[0] == UInt8(ascii: "*"), wildcard == nil { wildcard = weight ?? 0 }
+            return true
+        }
+        if let gzip { return (gzip ?? 0) > 0 }
+        return (wildcard ?? 0) > 0
+    }
+
+    /// `allowsGzip(bytes:)` on a `String` (nil: no header).
+    public static func allowsGzip(_ header: String?) -> Bool {
+        guard var header else { return false }
+        return header.withUTF8 { allowsGzip(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { expected in
+            zip(bytes, expected).allSatisfy { byte, letter in byte == letter || (letter >= UInt8(ascii: "a") && byte | 0x20 == letter) }
+        }
+    }
+}
