@@ -1,7 +1,7 @@
 import Foundation
 import Gateway
+import GatewayModels
 import Logging
-import Synchronization
 
 /// A stand-in for the Open Market origin on the gateway's own libevent transport, one loop:
 /// the API of the configured generation (``DemoOriginConfiguration/generation``: v1
@@ -25,7 +25,7 @@ public final class DemoOrigin: Sendable {
     private let core: DemoOriginCore
     private let logger: Logger
     private let router: Router
-    private let server = Mutex<ServerState>(ServerState())
+    private let server = Locked<ServerState>(ServerState())
 
     private struct ServerState: @unchecked Sendable {
         var running: GatewayServer?

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayModels
-import Synchronization
 
 /// The items the demo origin serves, in memory, ascending by id, shared by every request.
 /// Thread-safe: every read and write holds one lock, and password (v1) and vendor (v2/v2b)
@@ -14,7 +13,7 @@ final class Catalogue: Sendable {
         var nextID: Int64 = 1
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Replaces every item (seed, data file, reset). New ids continue after the largest.
     func replace(with items: [DemoItem]) {

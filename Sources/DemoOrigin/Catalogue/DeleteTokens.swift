@@ -1,4 +1,4 @@
-import Synchronization
+import GatewayModels
 
 /// The tokens of the two-step deletes: v2 `POST /api/products/{id}/secret` hands out a
 /// `product_secret` for `DELETE /api/products/{id}/{product_secret}`, v2b
@@ -16,7 +16,7 @@ final class DeleteTokens: Sendable {
         var override: String?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A new token for product `productID`.
     func issue(for productID: Int64) -> String {

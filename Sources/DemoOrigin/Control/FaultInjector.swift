@@ -1,4 +1,4 @@
-import Synchronization
+import GatewayModels
 
 /// The current fault settings and the seeded generator that decides which requests fail.
 /// Thread-safe; with a fixed seed, the n-th request drawn gets the same fate on every run.
@@ -15,10 +15,10 @@ final class FaultInjector: Sendable {
         var generator: Xorshift64Star
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(faults: DemoFaults, seed: UInt64) {
-        state = Mutex(State(faults: faults, generator: Xorshift64Star(seed: seed)))
+        state = Locked(State(faults: faults, generator: Xorshift64Star(seed: seed)))
     }
 
     var faults: DemoFaults {

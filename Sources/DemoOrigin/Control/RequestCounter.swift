@@ -1,8 +1,8 @@
-import Synchronization
+import GatewayModels
 
 /// The shared counters behind ``RequestCounts``. Thread-safe.
 final class RequestCounter: Sendable {
-    private let counts = Mutex(RequestCounts())
+    private let counts = Locked(RequestCounts())
 
     func record(route: String, path: String) {
         counts.withLock { counts in

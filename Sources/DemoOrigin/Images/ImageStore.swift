@@ -1,7 +1,6 @@
 import Foundation
 import Gateway
 import GatewayModels
-import Synchronization
 
 /// Serves item images the way an object store (S3) does: `GET /images/{id}-{n}.{ext}` and
 /// `GET /thumbnails/{id}-{n}.{ext}` with `Content-Type`, `Content-Length`, a strong `ETag`
@@ -22,7 +21,7 @@ final class ImageStore: Sendable {
         var lastModified: Date
     }
 
-    private let rendered = Mutex<[String: [UInt8]]>([:])
+    private let rendered = Locked<[String: [UInt8]]>([:])
 
     /// The answer to a GET (or HEAD) of `file` for an item of `catalogue`; `notFound` when
     /// there is no such object.

@@ -1,9 +1,9 @@
-import Synchronization
+import GatewayModels
 
 /// The origin's base URL (`http://127.0.0.1:8081`) for the absolute image URLs it writes;
 /// set once the port is bound.
 final class BaseAddress: Sendable {
-    private let stored = Mutex("")
+    private let stored = Locked("")
 
     var value: String {
         get { stored.withLock { $0 } }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GatewayModels
 
 /// What the demo origin's routes share and what survives a stop and resume: the catalogue,
 /// the image cache, the counters, the fault switches, the seed, the base URL, the vendors
@@ -14,7 +14,7 @@ final class DemoOriginCore: Sendable {
     let vendors: VendorDirectory
     let deleteTokens = DeleteTokens()
     /// The items a reset goes back to: the built-in seed or the data file.
-    private let seed = Mutex<[DemoItem]>([])
+    private let seed = Locked<[DemoItem]>([])
 
     init(configuration: DemoOriginConfiguration) {
         self.configuration = configuration

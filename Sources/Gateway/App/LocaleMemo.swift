@@ -1,12 +1,11 @@
 import GatewayModels
-import Synchronization
 
 /// Remembers what `Accept-Language` values resolved to, so a value seen before costs a byte
 /// comparison, not a parse and no allocation. Holds at most `capacity` values (the first
 /// ones seen; later ones are resolved each time, with the same answer). Thread-safe.
 final class LocaleMemo: Sendable {
     private let resolver: LocaleResolver
-    private let entries = Mutex<[(value: [UInt8], locale: ClientLocale)]>([])
+    private let entries = Locked<[(value: [UInt8], locale: ClientLocale)]>([])
     static let capacity = 64
 
     init(_ resolver: LocaleResolver) {

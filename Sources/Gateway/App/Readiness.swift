@@ -1,6 +1,5 @@
 import Foundation
 import GatewayModels
-import Synchronization
 
 /// `GET /readyz`, for load balancers and for apps that show a "service unavailable" banner.
 ///
@@ -32,7 +31,7 @@ public final class Readiness: Sendable {
     /// How long a request waits for the first probe (load balancers time out their checks).
     public static let firstProbeWait: Duration = .seconds(1)
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let endpoint: OriginEndpoint
     private let generation: OriginGeneration
 

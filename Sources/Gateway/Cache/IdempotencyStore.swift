@@ -1,4 +1,4 @@
-import Synchronization
+import GatewayModels
 
 /// Remembers, per `Idempotency-Key`, the request a key was first used with and the response
 /// it got, for `retention` (24 hours by default), so a client retrying a create after a lost
@@ -28,7 +28,7 @@ final class IdempotencyStore: Sendable {
         var order: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let retention: Duration
     private let limit: Int
 

@@ -1,4 +1,4 @@
-import Synchronization
+import GatewayModels
 
 /// The page cache: contract bytes by normalised key, least recently used first out when
 /// the byte budget is exceeded. Shared by every loop; thread-safe (one short lock per
@@ -30,7 +30,7 @@ public final class PageCache: Sendable {
     }
 
     public let configuration: Configuration
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var store: LRUStore<PageCacheKey, CachedPage>
@@ -40,7 +40,7 @@ public final class PageCache: Sendable {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
-        state = Mutex(State(store: LRUStore(budget: configuration.byteBudget)))
+        state = Locked(State(store: LRUStore(budget: configuration.byteBudget)))
     }
 
     /// The invalidation generation now: take it before fetching what will be stored with

@@ -1,9 +1,9 @@
-import Synchronization
+import GatewayModels
 
 /// Joins concurrent requests for one key, from any loop, into one piece of work: the first
 /// caller leads and does the work; the others wait for its result. Thread-safe.
 final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let waiting = Mutex<[Key: [@Sendable (Value) -> Void]]>([:])
+    private let waiting = Locked<[Key: [@Sendable (Value) -> Void]]>([:])
 
     /// Registers `waiter` for `key`'s result. Returns true when the caller leads and must
     /// call `finish(_:with:)` exactly once; false when work for `key` is already running.

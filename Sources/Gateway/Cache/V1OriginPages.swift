@@ -1,5 +1,4 @@
 import GatewayModels
-import Synchronization
 
 /// v1 origin list pages (`GET /items/{n}`) as the origin last answered them, decoded, so that
 /// contract pages of any `pageSize` can be assembled from them and the read-ahead page that
@@ -20,13 +19,13 @@ final class V1OriginPages: Sendable {
         var generation = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// How long an origin page is reused.
     let maxAge: Duration
 
     init(maxAge: Duration, capacity: Int = 2_048) {
         self.maxAge = maxAge
-        state = Mutex(State(store: LRUStore(budget: capacity)))
+        state = Locked(State(store: LRUStore(budget: capacity)))
     }
 
     /// The generation now: take it before fetching what will be stored.

@@ -1,7 +1,7 @@
 import Crypto
 import Dispatch
 import Foundation
-import Synchronization
+import GatewayModels
 
 /// The disk tier: one file per image under `directory`, named by the SHA-256 of its URL,
 /// least recently used out first once the files pass `budget` bytes.
@@ -16,7 +16,7 @@ final class ImageDiskCache: Sendable {
     let directory: URL
     private let queue = DispatchQueue(label: "open-market-gateway.image-disk")
     /// File name → file size. Changed only on `queue` (and in init).
-    private let index: Mutex<LRUStore<String, Int>>
+    private let index: Locked<LRUStore<String, Int>>
     /// Verified files kept open, by URL, at most `maxOpenFiles` (least recently used closed
     /// first). Added to only on `queue`; read by loops (`openFile`).
     let openFiles = OpenImageFiles(capacity: maxOpenFiles)
@@ -32,7 +32,7 @@ final class ImageDiskCache: Sendable {
             for evicted in store.insert(name, size, cost: size) { Self.remove(evicted, in: self.directory) }
             if store.get(name) == nil { Self.remove(name, in: self.directory) }
         }
-        index = Mutex(store)
+        index = Locked(store)
     }
 
     /// The open, verified file of `url`, when the tier has one open. Any thread (a loop

@@ -1,12 +1,12 @@
-import Synchronization
+import GatewayModels
 
 /// The memory tier: verified images by origin URL, least recently used out first once
 /// `budget` bytes are held. Shared by every loop; one short lock per lookup or store.
 final class ImageMemoryCache: Sendable {
-    private let state: Mutex<LRUStore<String, CachedPage>>
+    private let state: Locked<LRUStore<String, CachedPage>>
 
     init(budget: Int) {
-        state = Mutex(LRUStore(budget: budget))
+        state = Locked(LRUStore(budget: budget))
     }
 
     func get(_ url: String) -> CachedPage? {

@@ -1,4 +1,4 @@
-import Synchronization
+import GatewayModels
 
 /// The disk tier's open files: by URL for hits, by file name for eviction, at most
 /// `capacity` open at once (least recently used closed first; a file still being sent stays
@@ -9,10 +9,10 @@ final class OpenImageFiles: Sendable {
         var urlByName: [String: String] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(capacity: Int) {
-        state = Mutex(State(byURL: LRUStore(budget: capacity)))
+        state = Locked(State(byURL: LRUStore(budget: capacity)))
     }
 
     /// The open file of `url`. No allocation.

@@ -1,4 +1,4 @@
-import Synchronization
+import GatewayModels
 
 /// Image tokens whose signature was verified, with the URL each names, so a memory-tier hit
 /// can be answered from the token's bytes without verifying the HMAC again and without
@@ -10,7 +10,7 @@ final class VerifiedTokens: Sendable {
         let url: String
     }
 
-    private let entries = Mutex<[Int: Entry]>([:])
+    private let entries = Locked<[Int: Entry]>([:])
     static let capacity = 65_536
 
     /// Notes that `token` verified and names `url`.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GatewayModels
 
 /// Takes formatted log lines from any thread and writes them to a file handle (stderr by
 /// default) from a background thread of its own, in batches, so an event loop never waits
@@ -14,7 +14,7 @@ public final class LogWriter: Sendable {
         var dropped = 0
     }
 
-    private let pending = Mutex<Pending>(Pending())
+    private let pending = Locked<Pending>(Pending())
     private let wake = DispatchSemaphore(value: 0)
     private let output: FileHandle
     private let capacity: Int

@@ -1,6 +1,7 @@
 import CEvent
 import Dispatch
 import Foundation
+import GatewayModels
 import Synchronization
 
 /// One libevent `event_base` and the dedicated thread that runs it.
@@ -13,7 +14,7 @@ public final class EventLoop: @unchecked Sendable {
     let base: OpaquePointer
     /// A user event activated by `post` to wake the loop; owned by this loop.
     private var wakeEvent: OpaquePointer?
-    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let inbox = Locked<[@Sendable () -> Void]>([])
     private let threadID = Atomic<UInt>(0)
     /// The kernel's id of the loop's thread while it runs (0 otherwise), for `/proc/self/task`.
     let kernelThreadID = Atomic<Int32>(0)

@@ -1,6 +1,6 @@
 import Foundation
+import GatewayModels
 import Logging
-import Synchronization
 
 /// The HTTP server: `threads` event loops, each with its own listening socket on one shared
 /// port (`SO_REUSEPORT`) and its own connections (`ServerLoop`).
@@ -8,7 +8,7 @@ import Synchronization
 /// `start`, `port` and `shutdown` may be called from any thread except a loop's own.
 public final class GatewayServer: Sendable {
     private let core: ServerCore
-    private let state = Mutex<State>(State())
+    private let state = Locked<State>(State())
 
     private struct State: @unchecked Sendable {
         var loops: [ServerLoop] = []

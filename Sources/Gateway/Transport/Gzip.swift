@@ -1,4 +1,4 @@
-import Synchronization
+import GatewayModels
 
 /// Why a gzip body could not be decoded.
 public enum GzipError: Error, Sendable, Equatable {
@@ -12,7 +12,7 @@ public enum GzipError: Error, Sendable, Equatable {
 /// Deflate streams are costly to set up (about 256 KiB each), so finished ones go back to a
 /// small pool and are reset, not rebuilt, for the next body.
 public enum Gzip {
-    private static let pool = Mutex<[Deflater]>([])
+    private static let pool = Locked<[Deflater]>([])
     private static let poolLimit = 16
 
     /// `bytes` as one gzip member. `level` is zlib's 1 (fast) to 9 (small).

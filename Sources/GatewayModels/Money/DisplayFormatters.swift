@@ -1,11 +1,10 @@
 import Foundation
-import Synchronization
 
 /// The process-wide cache of display formatters: one ``MoneyFormatter`` per (locale, currency)
 /// and one count style per locale, each built on first use and then shared.
 ///
 /// Thread-safety: every member may be called from any thread at once. The dictionaries sit
-/// behind a `Mutex`; the lock is held only for the lookup or the insert, never while
+/// behind a `Locked`; the lock is held only for the lookup or the insert, never while
 /// formatting, and the cached values are immutable `Sendable` values. (Foundation in turn keeps
 /// the ICU formatter behind each format style in its own cache, so the expensive ICU object is
 /// also opened once per style.)
@@ -15,8 +14,8 @@ public enum DisplayFormatters {
         let locale: String
     }
 
-    private static let moneyCache = Mutex<[MoneyKey: MoneyFormatter]>([:])
-    private static let countCache = Mutex<[String: CountFormatter]>([:])
+    private static let moneyCache = Locked<[MoneyKey: MoneyFormatter]>([:])
+    private static let countCache = Locked<[String: CountFormatter]>([:])
 
     /// The shared formatter for `currency` in `locale`.
     public static func money(currency: String, locale: ClientLocale) -> MoneyFormatter {

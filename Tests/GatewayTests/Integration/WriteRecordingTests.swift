@@ -1,7 +1,6 @@
 import Foundation
 import GatewayModels
 import Logging
-import Synchronization
 import Testing
 import TestSupport
 @testable import Gateway
@@ -17,7 +16,7 @@ extension IntegrationTests {
 
             /// The requests received, in order.
             final class Recorder: Sendable {
-                private let requests = Mutex<[GatewayRequest]>([])
+                private let requests = Locked<[GatewayRequest]>([])
                 func record(_ request: GatewayRequest) { requests.withLock { $0.append(request) } }
                 var all: [GatewayRequest] { requests.withLock { $0 } }
             }

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Synchronization
 @testable import Gateway
+import GatewayModels
 
 /// An origin for the origin client's tests: a real server on 127.0.0.1 whose routes echo
 /// what arrived, answer slowly, gzip, or drop the connection, and count every request.
@@ -11,7 +11,7 @@ final class TestOrigin: Sendable {
 
     /// Requests seen, by "METHOD /path".
     final class HitCounter: Sendable {
-        private let counts = Mutex<[String: Int]>([:])
+        private let counts = Locked<[String: Int]>([:])
         func record(_ request: GatewayRequest) { counts.withLock { $0["\(request.method.rawValue) \(request.path)", default: 0] += 1 } }
         func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
     }

@@ -1,6 +1,6 @@
-import Synchronization
 import Testing
 @testable import Gateway
+import GatewayModels
 
 @Suite struct IdempotencyStoreTests {
     private let start = ContinuousClock.now
@@ -28,7 +28,7 @@ import Testing
 
     @Test func waitersGetTheFirstResponseAndReleaseFreesTheKey() {
         let store = IdempotencyStore()
-        let received = Mutex<[Int]>([])
+        let received = Locked<[Int]>([])
         #expect(claim(store, "k", "a") == "first")
         for _ in 0..<3 {
             if case .waiting = store.claim("k", fingerprint: "a", now: start, waiter: { response in received.withLock { $0.append(response.status) } }) {

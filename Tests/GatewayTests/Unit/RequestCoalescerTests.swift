@@ -2,11 +2,12 @@ import Dispatch
 import Synchronization
 import Testing
 @testable import Gateway
+import GatewayModels
 
 @Suite struct RequestCoalescerTests {
     @Test func oneLeaderPerKeyAndEveryWaiterGetsTheResult() {
         let coalescer = RequestCoalescer<String, Int>()
-        let received = Mutex<[String]>([])
+        let received = Locked<[String]>([])
         #expect(coalescer.join("a") { value in received.withLock { $0.append("1:\(value)") } })
         #expect(!coalescer.join("a") { value in received.withLock { $0.append("2:\(value)") } })
         #expect(coalescer.join("b") { value in received.withLock { $0.append("b:\(value)") } })

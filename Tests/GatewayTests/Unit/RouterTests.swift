@@ -1,7 +1,7 @@
 import Logging
-import Synchronization
 import Testing
 @testable import Gateway
+import GatewayModels
 
 @Suite struct RouterTests {
     private func router() -> Router {
@@ -99,7 +99,7 @@ import Testing
 
 /// A response sink that keeps what it is given.
 final class CapturingSink: ResponseSink {
-    private let stored = Mutex<[GatewayResponse]>([])
+    private let stored = Locked<[GatewayResponse]>([])
     var responses: [GatewayResponse] { stored.withLock { $0 } }
     func deliver(_ response: GatewayResponse) { stored.withLock { $0.append(response) } }
 }
