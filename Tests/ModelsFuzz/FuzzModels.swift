@@ -1,69 +1,211 @@
-// libFuzzer target for every parser of untrusted bytes above the HTTP codec (scripts/fuzz
-// models builds and runs it): client bodies and headers, and origin responses (a broken or
-// compromised origin is untrusted too). The first byte picks the parser; the rest is its input.
-// Besides "no crash, no leak, no out-of-bounds" (AddressSanitizer), each case checks a
-// property: contract JSON the mapping writes parses back; the String and byte forms of the
-// Accept-Encoding reader agree; a decoded write holds what its validation promises.
+// libFuzzer targets for every parser of untrusted bytes above the HTTP codec: client bodies
+// and headers, image tokens, and origin responses (a broken or compromised origin is
+// untrusted too). One binary; the environment variable FUZZ_PARSER names the parser each run
+// feeds (scripts/fuzz <parser> sets it and keeps one corpus per parser). Besides "no crash,
+// no leak, no out-of-bounds" (AddressSanitizer), each parser is held to a property, checked
+// with a trap: parsed JSON written back parses to the same value; the header readers agree
+// with the plain reference readers below; a decoded write holds what its validation
+// promises; an image token is the one encoding of its parts; contract JSON the mapping
+// writes parses back.
 // scripts/fuzz compiles this file into one module with Sources/GatewayModels and
-// Sources/Gateway/HTTP/AcceptEncoding.swift (SwiftPM's executables bring a main of their own,
+// Sources/Gateway/Images/ImageToken.swift (SwiftPM's executables bring a main of their own,
 // which libFuzzer's would clash with).
 import Foundation
 
+/// The parsers, by the name FUZZ_PARSER gives.
+enum FuzzedParser: String, CaseIterable {
+    case json, multipart
+    case createJSON = "create-json", createMultipart = "create-multipart"
+    case updateJSON = "update-json", updateMultipart = "update-multipart", deleteJSON = "delete-json"
+    case acceptLanguage = "accept-language", acceptEncoding = "accept-encoding", imageToken = "image-token"
+    case v1Page = "v1-page", v2Page = "v2-page", v2bPage = "v2b-page"
+    case v1Detail = "v1-detail", v2Detail = "v2-detail", v2bDetail = "v2b-detail"
+    case originAnswers = "origin-answers"
+}
+
+let fuzzedParser: FuzzedParser = {
+    guard let name = getenv("FUZZ_PARSER").map({ String(cString: $0) }), let parser = FuzzedParser(rawValue: name) else {
+        fatalError("FUZZ_PARSER must name one of: \(FuzzedParser.allCases.map(\.rawValue).joined(separator: " "))")
+    }
+    return parser
+}()
+
+private let formType = "multipart/form-data; boundary=fuzz"
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzModels(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard size > 1 else { return 0 }
-    let selector = data[0] % 14
-    let input = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    switch selector {
-    case 0:
-        _ = try? JSONParser.parse(input)
-    case 1:
-        _ = try? MultipartParser(boundary: "fuzz").parse(input)
-    case 2:
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    switch fuzzedParser {
+    case .json:
+        if let value = try? JSONParser.parse(input), !containsNaN(value) {
+            var writer = JSONWriter()
+            write(value, into: &writer)
+            precondition((try? JSONParser.parse(writer.bytes)) == value, "written back, the JSON reads differently")
+        }
+    case .multipart:
+        if let parts = try? MultipartParser(boundary: "fuzz").parse(input) {
+            precondition(parts.count <= 100, "more parts than the limit")
+        }
+    case .createJSON:
         if let draft = try? ProductDraft.decode(json: input) { checkDraft(draft) }
-    case 3:
-        if let draft = try? ProductDraft.decode(multipart: input, contentType: "multipart/form-data; boundary=fuzz") {
-            checkDraft(draft)
-        }
-    case 4:
-        if let patch = try? ProductPatch.decode(json: input) {
-            precondition(!patch.isEmpty && (patch.images.map { (1...5).contains($0.count) } ?? true))
-        }
-    case 5:
+    case .createMultipart:
+        if let draft = try? ProductDraft.decode(multipart: input, contentType: formType) { checkDraft(draft) }
+    case .updateJSON:
+        if let patch = try? ProductPatch.decode(json: input) { checkPatch(patch) }
+    case .updateMultipart:
+        if let patch = try? ProductPatch.decode(multipart: input, contentType: formType) { checkPatch(patch) }
+    case .deleteJSON:
         _ = try? ProductDeletion.decode(json: input)
-    case 6:
+    case .acceptLanguage:
         let header = String(decoding: input, as: UTF8.self)
-        let locale = LocaleResolver().resolve(acceptLanguage: header)
-        precondition(!locale.identifier.isEmpty)
-        _ = AcceptLanguage.parse(header)
-    case 7:
-        let header = String(decoding: input, as: UTF8.self)
-        // Only text that survives UTF-8 unchanged can be compared byte for byte.
-        if Array(header.utf8) == input {
-            let fromBytes = input.withUnsafeBytes { AcceptEncoding.allowsGzip(bytes: $0) }
-            precondition(AcceptEncoding.allowsGzip(header) == fromBytes, "Accept-Encoding read two ways: \(header)")
+        let ranges = AcceptLanguage.parse(header)
+        let expected = referenceLanguageRanges(Array(header.utf8))
+        precondition(ranges.map(\.tag) == expected.map(\.tag) && ranges.map(\.quality) == expected.map(\.quality),
+                     "Accept-Language read differently from the reference: \(header)")
+        precondition(!LocaleResolver().resolve(acceptLanguage: header).identifier.isEmpty)
+    case .acceptEncoding:
+        var read: [([UInt8], Int?)] = []
+        input.withUnsafeBytes { bytes in
+            WeightedList.forEach(bytes) { value, weight in
+                read.append((Array(value), weight))
+                return true
+            }
         }
-    case 8, 9, 10:
-        let generation: OriginGeneration = [.v1, .v2, .v2b][Int(selector) - 8]
+        let expected = referenceList(input)
+        precondition(read.map(\.0) == expected.map(\.0) && read.map(\.1) == expected.map(\.1), "the list read differently from the reference")
+        let allowed = input.withUnsafeBytes { AcceptEncoding.allowsGzip(bytes: $0) }
+        precondition(allowed == referenceAllowsGzip(expected), "Accept-Encoding decided differently from the reference")
+    case .imageToken:
+        input.withUnsafeBufferPointer { token in
+            if let (url, mac) = ImageToken.parts(token) {
+                precondition(Array(ImageToken.encode(url: url, mac: mac).utf8) == input, "a token that is not the one encoding of its parts")
+            }
+        }
+    case .v1Page, .v2Page, .v2bPage:
+        let generation: OriginGeneration = fuzzedParser == .v1Page ? .v1 : fuzzedParser == .v2Page ? .v2 : .v2b
         if let json = try? generation.pageJSON(bytes: input, page: 1, locale: .koKR, imageURL: { "/img/" + $0.prefix(8) }) {
             precondition((try? JSONParser.parse(json)) != nil, "the contract page is not JSON")
         }
-    case 11, 12, 13:
-        let generation: OriginGeneration = [.v1, .v2, .v2b][Int(selector) - 11]
+    case .v1Detail, .v2Detail, .v2bDetail:
+        let generation: OriginGeneration = fuzzedParser == .v1Detail ? .v1 : fuzzedParser == .v2Detail ? .v2 : .v2b
         if let json = try? generation.detailJSON(bytes: input, locale: .enUS) {
             precondition((try? JSONParser.parse(json)) != nil, "the contract detail is not JSON")
         }
-        _ = OriginDeleteAnswer.productSecret(input)
-        _ = OriginDeleteAnswer.archivedTarget(input, basePath: "/base")
-        _ = OriginRefusal(originStatus: 400, body: input, redacting: ["secret", "5e1e"])
-    default:
-        break
+    case .originAnswers:
+        if let secret = OriginDeleteAnswer.productSecret(input) { precondition(!secret.isEmpty) }
+        if let target = OriginDeleteAnswer.archivedTarget(input, basePath: "/base") {
+            precondition(target.hasPrefix("/api/products/") && !target.dropFirst(14).contains("/"), "an archived target outside the products: \(target)")
+        }
+        // Redacting the detail again changes nothing: no whole-word secret is left in it.
+        let secrets = ["secret-1", "5e1e3f0a"]
+        let refusal = OriginRefusal(originStatus: 400, body: input, redacting: secrets)
+        precondition(secrets.allSatisfy { OriginRefusal.redact($0, in: refusal.detail) == refusal.detail }, "a secret in a refusal's text")
     }
     return 0
 }
+
+// MARK: - Properties
 
 /// What a decoded create promises.
 private func checkDraft(_ draft: ProductDraft) {
     precondition(draft.price >= 0 && (draft.discountedPrice.map { $0 >= 0 && $0 <= draft.price } ?? true))
     precondition((1...5).contains(draft.images.count) && draft.images.allSatisfy { !$0.data.isEmpty })
+}
+
+/// What a decoded update promises.
+private func checkPatch(_ patch: ProductPatch) {
+    precondition(!patch.isEmpty && (patch.images.map { (1...5).contains($0.count) } ?? true))
+}
+
+private func containsNaN(_ value: JSONValue) -> Bool {
+    switch value {
+    case .number(let number): number.isNaN
+    case .array(let values): values.contains(where: containsNaN)
+    case .object(let members): members.values.contains(where: containsNaN)
+    case .null, .bool, .string: false
+    }
+}
+
+private func write(_ value: JSONValue, into writer: inout JSONWriter) {
+    switch value {
+    case .null: writer.null()
+    case .bool(let bool): writer.bool(bool)
+    case .number(let number): writer.decimal(number)
+    case .string(let string): writer.string(string)
+    case .array(let values):
+        writer.beginArray()
+        for value in values { write(value, into: &writer) }
+        writer.endArray()
+    case .object(let members):
+        writer.beginObject()
+        for (name, value) in members {
+            writer.key(name)
+            write(value, into: &writer)
+        }
+        writer.endObject()
+    }
+}
+
+// MARK: - Reference readers
+// Plain readers of the same grammar as WeightedList, AcceptEncoding and AcceptLanguage, written
+// with whole-collection operations instead of index arithmetic, so that a slip in one is not
+// the same slip in the other.
+
+private func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+
+private func trimmed(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    Array(Array(bytes.drop(while: isSpace).reversed().drop(while: isSpace)).reversed())
+}
+
+/// Values and weights (thousandths; nil for a malformed q) of the first 32 non-empty
+/// elements, skipping those over 128 bytes.
+private func referenceList(_ header: [UInt8]) -> [([UInt8], Int?)] {
+    let elements = header.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(trimmed)
+        .filter { !$0.isEmpty }.prefix(32).filter { $0.count <= 128 }
+    return elements.compactMap { element in
+        let pieces = element.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map(trimmed)
+        guard let value = pieces.first, !value.isEmpty else { return nil }
+        var weight: Int? = 1000
+        for parameter in pieces.dropFirst() {
+            guard let equals = parameter.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            guard String(decoding: trimmed(parameter[..<equals]), as: UTF8.self).lowercased() == "q" else { continue }
+            weight = referenceQValue(String(decoding: trimmed(parameter[(equals + 1)...]), as: UTF8.self))
+            break
+        }
+        return (value, weight)
+    }
+}
+
+private func referenceQValue(_ text: String) -> Int? {
+    let digits = Set("0123456789")
+    let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    let fraction = parts.count == 2 ? parts[1] : ""
+    guard fraction.count <= 3, fraction.allSatisfy(digits.contains) else { return nil }
+    let thousandths = Int(fraction.padding(toLength: 3, withPad: "0", startingAt: 0))!
+    switch parts[0] {
+    case "0": return thousandths
+    case "1": return thousandths == 0 ? 1000 : nil
+    default: return nil
+    }
+}
+
+private func referenceAllowsGzip(_ elements: [([UInt8], Int?)]) -> Bool {
+    let names = elements.map { String(decoding: $0.0, as: UTF8.self).lowercased() }
+    if let gzip = names.firstIndex(where: { $0 == "gzip" || $0 == "x-gzip" }) { return (elements[gzip].1 ?? 0) > 0 }
+    if let star = names.firstIndex(of: "*") { return (elements[star].1 ?? 0) > 0 }
+    return false
+}
+
+private func referenceLanguageRanges(_ header: [UInt8]) -> [AcceptLanguage.Range] {
+    let letters = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
+    let ranges = referenceList(header).compactMap { value, weight -> (String, Double)? in
+        guard let weight else { return nil }
+        let text = String(decoding: value, as: UTF8.self)
+        let tag = text == "*" ? "*" : String(text.map { $0 == "_" ? "-" : $0 }).lowercased()
+        guard tag == "*" || (text.allSatisfy(\.isASCII) && tag.allSatisfy(letters.contains)) else { return nil }
+        return (tag, Double(weight) / 1000)
+    }
+    // Swift's sort is not stable: order by quality, then by position.
+    return ranges.enumerated().sorted { ($0.element.1, -$0.offset) > ($1.element.1, -$1.offset) }
+        .map { AcceptLanguage.Range(tag: $0.element.0, quality: $0.element.1) }
 }

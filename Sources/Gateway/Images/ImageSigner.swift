@@ -1,15 +1,13 @@
 import Crypto
 import Foundation
 
-/// Signed image tokens: `base64url(url) "." base64url(HMAC-SHA256(key, url))`. The token
-/// carries the origin URL, so any replica with the same key can serve it, and it changes
-/// when the URL does. Thread-safe.
+/// Signed image tokens: `base64url(url) "." base64url(HMAC-SHA256(key, url))` (the layout is
+/// ``ImageToken``'s). The token carries the origin URL, so any replica with the same key can
+/// serve it, and it changes when the URL does. Thread-safe.
 public struct ImageSigner: Sendable {
     /// Raw key bytes: `SymmetricKey` is not `Sendable`, so one is made per use (32 bytes).
     private let keyBytes: [UInt8]
     private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
-    /// Longest token accepted (the URL's base64 plus the signature's).
-    static let maxTokenLength = 4096
 
     public init(key: [UInt8]) {
         keyBytes = key
@@ -19,7 +17,7 @@ public struct ImageSigner: Sendable {
     public func token(for url: String) -> String {
         let bytes = Array(url.utf8)
         let mac = HMAC<SHA256>.authenticationCode(for: bytes, using: key)
-        return Self.base64URL(bytes) + "." + Self.base64URL(Array(mac))
+        return ImageToken.encode(url: bytes, mac: Array(mac))
     }
 
     /// The URL `token` carries when its signature verifies (compared in constant time);
@@ -28,52 +26,10 @@ public struct ImageSigner: Sendable {
     public func url(from token: String) -> String? {
         var token = token
         return token.withUTF8 { bytes -> String? in
-            guard bytes.count <= Self.maxTokenLength, let dot = bytes.firstIndex(of: UInt8(ascii: ".")),
-                let url = Self.decodeBase64URL(bytes[..<dot]), let mac = Self.decodeBase64URL(bytes[(dot + 1)...]),
-                mac.count == SHA256.byteCount,
+            guard let (url, mac) = ImageToken.parts(bytes), mac.count == SHA256.byteCount,
                 HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: url, using: key)
             else { return nil }
             return String(validating: url, as: UTF8.self)
-        }
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
-    }
-
-    /// Unpadded base64url to bytes; nil for other characters, an impossible length, or
-    /// non-zero bits left over (so each byte string has exactly one encoding).
-    static func decodeBase64URL(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8]? {
-        guard !text.isEmpty, text.count % 4 != 1 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for character in text {
-            let value = sextet(character)
-            guard value < 64 else { return nil }
-            buffer = buffer << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-                buffer &= (1 << UInt32(bits)) - 1
-            }
-        }
-        return buffer == 0 ? bytes : nil
-    }
-
-    private static func sextet(_ byte: UInt8) -> UInt8 {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "-"): 62
-        case UInt8(ascii: "_"): 63
-        default: 64
         }
     }
 }

@@ -1,10 +1,10 @@
 import DemoOrigin
 import Foundation
 import Logging
-import Synchronization
 import Testing
 import TestSupport
 @testable import Gateway
+import GatewayModels
 
 extension IntegrationTests {
     /// `/v1/images/{token}` through a real gateway, a demo origin and a second demo origin
@@ -63,7 +63,7 @@ extension IntegrationTests {
             try await ImageHarness.with { harness in
                 let genuine = harness.images.signer.token(for: harness.originImage("/thumbnails/3-1.png"))
                 let dot = genuine.firstIndex(of: ".")!
-                let otherURL = ImageSigner.base64URL(Array(harness.originImage("/thumbnails/4-1.png").utf8))
+                let otherURL = ImageToken.base64URL(Array(harness.originImage("/thumbnails/4-1.png").utf8))
                 let forgedKey = ImageSigner(key: Array("another-key-0123456789".utf8)).token(for: harness.originImage("/thumbnails/3-1.png"))
                 var flipped = Array(genuine)
                 flipped[flipped.count - 2] = flipped[flipped.count - 2] == "A" ? "B" : "A"
@@ -181,7 +181,7 @@ extension IntegrationTests.Images {
     /// `to-origin` (relative), and `/r/{name}` to `targets[name]`.
     final class Redirector: Sendable {
         final class Targets: Sendable {
-            let table = Mutex<[String: String]>([:])
+            let table = Locked<[String: String]>([:])
             subscript(name: String) -> String? { table.withLock { $0[name] } }
         }
 

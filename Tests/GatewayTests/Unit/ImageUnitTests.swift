@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import Gateway
+import GatewayModels
 
 @Suite struct ImageSignerTests {
     let signer = ImageSigner(key: Array("unit-test-key-0123456789".utf8))
@@ -20,7 +20,7 @@ import Testing
         let other = ImageSigner(key: Array("another-key-0123456789".utf8))
         #expect(other.url(from: token) == nil)
         let parts = token.split(separator: ".")
-        let swapped = ImageSigner.base64URL(Array("http://origin/images/2-1.png".utf8)) + "." + parts[1]
+        let swapped = ImageToken.base64URL(Array("http://origin/images/2-1.png".utf8)) + "." + parts[1]
         #expect(signer.url(from: swapped) == nil)
         #expect(signer.url(from: String(parts[0])) == nil)
         #expect(signer.url(from: token + "A") == nil)
@@ -142,7 +142,7 @@ import Testing
     }
 
     static func read(_ cache: ImageDiskCache, _ url: String) -> CachedPage? {
-        let box = Mutex<CachedPage?>(nil)
+        let box = Locked<CachedPage?>(nil)
         cache.read(url) { image in box.withLock { $0 = image } }
         cache.drain()
         return box.withLock { $0 }

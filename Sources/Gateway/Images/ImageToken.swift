@@ -1,0 +1,66 @@
+import Foundation
+
+/// The layout of a signed image token, `base64url(url) "." base64url(mac)` (unpadded, RFC 4648
+/// §5), without the cryptography: ``ImageSigner`` computes and checks the MAC. Kept apart so
+/// that the parser of these untrusted bytes can be fuzzed on its own (scripts/fuzz
+/// image-token). Pure and thread-safe.
+enum ImageToken {
+    /// Longest token accepted (the URL's base64 plus the signature's).
+    static let maxLength = 4096
+
+    /// The token for `url` and `mac`.
+    static func encode(url: [UInt8], mac: [UInt8]) -> String {
+        base64URL(url) + "." + base64URL(mac)
+    }
+
+    /// The URL bytes and the MAC bytes a token holds: nil when it is longer than
+    /// ``maxLength``, has no `.`, or either part is not canonical unpadded base64url (each
+    /// byte string has exactly one token, so `encode(parts(t))` is `t`). The MAC's length
+    /// is not checked here.
+    static func parts(_ token: UnsafeBufferPointer<UInt8>) -> (url: [UInt8], mac: [UInt8])? {
+        guard token.count <= maxLength, let dot = token.firstIndex(of: UInt8(ascii: ".")),
+            let url = decodeBase64URL(token[..<dot]), let mac = decodeBase64URL(token[(dot + 1)...])
+        else { return nil }
+        return (url, mac)
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        var text = Data(bytes).base64EncodedString()
+        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        while text.hasSuffix("=") { text.removeLast() }
+        return text
+    }
+
+    /// Unpadded base64url to bytes; nil for other characters, an impossible length, or
+    /// non-zero bits left over (so each byte string has exactly one encoding).
+    static func decodeBase64URL(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8]? {
+        guard !text.isEmpty, text.count % 4 != 1 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for character in text {
+            let value = sextet(character)
+            guard value < 64 else { return nil }
+            buffer = buffer << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+                buffer &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return buffer == 0 ? bytes : nil
+    }
+
+    private static func sextet(_ byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): 62
+        case UInt8(ascii: "_"): 63
+        default: 64
+        }
+    }
+}
