@@ -25,7 +25,7 @@ OUTCOME_UNKNOWN = "urn:open-market-gateway:problem:outcome-unknown"
 
 lock = threading.Lock()
 statuses = collections.Counter()
-creates = {"created": 0, "unknown": 0, "deleted": 0, "keyed_titles": set()}
+creates = {"created": 0, "unknown": 0, "deleted": 0, "delete_unknown": 0, "keyed_titles": set()}
 samples = []
 stop_at = time.monotonic() + DURATION
 
@@ -108,11 +108,14 @@ def writer(worker):
                     record("PATCH", status)
                     # Keyed creates stay, so the catalogue can show whether one was made twice.
                     if not keyed and rng.random() < 0.5:
-                        status, _, _ = call(conn, "DELETE", "/v1/products/%d" % product, {"password": "pw"})
+                        status, _, data = call(conn, "DELETE", "/v1/products/%d" % product, {"password": "pw"})
                         record("DELETE", status)
-                        if status == 200:
-                            with lock:
+                        unknown = status >= 500 and data and json.loads(data).get("type") == OUTCOME_UNKNOWN
+                        with lock:
+                            if status == 200:
                                 creates["deleted"] += 1
+                            elif unknown:
+                                creates["delete_unknown"] += 1
                     break
                 if kind != OUTCOME_UNKNOWN:
                     break
@@ -142,12 +145,17 @@ def slow_client():
 
 
 def faults():
-    """The origin's fault schedule, repeated: calm, errors, drops, latency, down for a minute."""
+    """The origin's fault schedule, repeated: calm, errors, drops, lost answers (carried out, then
+    the connection reset), slow answers (300 ms, inside
+    the gateway's origin timeout), late answers (800 ms, past it: the origin still makes what a
+    write asked for, after the gateway has answered), down; a minute each."""
     schedule = [
-        ({"errorRate": 0, "dropRate": 0, "latencyMs": 0, "down": False}, 60),
+        ({"errorRate": 0, "dropRate": 0, "lostAnswerRate": 0, "latencyMs": 0, "down": False}, 60),
         ({"errorRate": 0.2}, 60),
         ({"errorRate": 0, "dropRate": 0.1}, 60),
-        ({"dropRate": 0, "latencyMs": 800}, 60),
+        ({"dropRate": 0, "lostAnswerRate": 0.1}, 60),
+        ({"lostAnswerRate": 0, "latencyMs": 300}, 60),
+        ({"latencyMs": 800}, 60),
         ({"latencyMs": 0, "down": True}, 60),
     ]
     def admin(change):
@@ -165,7 +173,7 @@ def faults():
             admin(change)
             print("faults: %s" % json.dumps(change), flush=True)
             time.sleep(min(seconds, max(0, stop_at - time.monotonic())))
-    admin({"errorRate": 0, "dropRate": 0, "latencyMs": 0, "down": False})
+    admin({"errorRate": 0, "dropRate": 0, "lostAnswerRate": 0, "latencyMs": 0, "down": False})
 
 
 def sampler():
@@ -198,10 +206,18 @@ _, _, counts = call(conn, "GET", "/__admin/counts")
 origin_requests = json.loads(counts)["routes"].get("POST /item", 0)
 _, _, catalogue = call(conn, "GET", "/__admin/catalogue")
 titles = collections.Counter(item["title"] for item in json.loads(catalogue)["items"])
-# What the origin really created: soak items still there, and those deleted since (a delete is
-# only counted when the gateway answered 200, and an unknown delete outcome is not retried).
-made = sum(count for title, count in titles.items() if title.startswith("soak-")) + creates["deleted"]
-
+# What the origin really made, deleted products included: ids are given in order and never
+# reused, so one more create straight at the origin (faults off) gets id 127 + made + 1.
+boundary = "soak-probe"
+fields = [("title", "soak probe"), ("descriptions", "probe"), ("price", "1"), ("currency", "KRW"), ("stock", "1"),
+          ("password", "pw")]
+form = b"".join(b'--%s\r\nContent-Disposition: form-data; name="%s"\r\n\r\n%s\r\n' % (boundary.encode(), name.encode(), value.encode())
+                for name, value in fields)
+form += (b'--%s\r\nContent-Disposition: form-data; name="images[]"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n'
+         % boundary.encode()) + PNG + b"\r\n--%s--\r\n" % boundary.encode()
+conn.request("POST", "/item", body=form, headers={"Content-Type": "multipart/form-data; boundary=" + boundary})
+probe = conn.getresponse()
+made = json.loads(probe.read())["id"] - 127 - 1
 print("\nrequests by kind and status:")
 for (kind, status), count in sorted(statuses.items(), key=lambda entry: (entry[0][0], str(entry[0][1]))):
     print("  %-12s %-18s %8d" % (kind, status, count))
@@ -212,6 +228,8 @@ print("\nwrites: the origin received %d create requests and made %d products; th
       "and %d with outcome-unknown" % (origin_requests, made, creates["created"], creates["unknown"]))
 # Every product made was answered 201, or its answer said the outcome was unknown.
 balanced = creates["created"] <= made <= creates["created"] + creates["unknown"]
+print("  soak products still in the catalogue: %d; deleted with 200: %d; deletes whose outcome was unknown: %d"
+      % (sum(count for title, count in titles.items() if title.startswith("soak-")), creates["deleted"], creates["delete_unknown"]))
 twice = [title for title in creates["keyed_titles"] if titles.get(title, 0) > 1]
 print("  every create accounted for: %s" % ("yes" if balanced else "NO"))
 print("  keyed creates that reached the origin twice: %d" % len(twice))

@@ -104,6 +104,7 @@ public final class DemoOrigin: Sendable {
         clamped.latencyMs = min(max(0, faults.latencyMs), 600_000)
         clamped.errorRate = min(max(0, faults.errorRate), 1)
         clamped.dropRate = min(max(0, faults.dropRate), 1 - clamped.errorRate)
+        clamped.lostAnswerRate = min(max(0, faults.lostAnswerRate), 1 - clamped.errorRate - clamped.dropRate)
         core.faults.faults = clamped
     }
 

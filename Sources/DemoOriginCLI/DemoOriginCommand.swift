@@ -39,6 +39,9 @@ struct DemoOriginCommand: ParsableCommand {
     @Option(help: "Share of requests whose connection is reset without a reply, 0 to 1.")
     var dropRate: Double = 0
 
+    @Option(help: "Share of requests carried out and then reset without a reply (a lost answer), 0 to 1.")
+    var lostAnswerRate: Double = 0
+
     @Option(help: "Seed of the generator that picks the failing requests.")
     var seed: UInt64 = 1
 
@@ -55,7 +58,7 @@ struct DemoOriginCommand: ParsableCommand {
     var logLevel: String = "info"
 
     var faults: DemoFaults {
-        DemoFaults(latencyMs: latencyMs, errorRate: errorRate, dropRate: dropRate)
+        DemoFaults(latencyMs: latencyMs, errorRate: errorRate, dropRate: dropRate, lostAnswerRate: lostAnswerRate)
     }
 
     func validate() throws {
@@ -63,7 +66,8 @@ struct DemoOriginCommand: ParsableCommand {
         if let problem = faults.problem {
             // The admin endpoint's member names, as flags.
             throw ValidationError(problem.replacingOccurrences(of: "latencyMs", with: "--latency-ms")
-                .replacingOccurrences(of: "errorRate", with: "--error-rate").replacingOccurrences(of: "dropRate", with: "--drop-rate"))
+                .replacingOccurrences(of: "errorRate", with: "--error-rate").replacingOccurrences(of: "dropRate", with: "--drop-rate")
+                .replacingOccurrences(of: "lostAnswerRate", with: "--lost-answer-rate"))
         }
         // The configuration's own enum, named through it: this target does not import GatewayModels.
         let generations = type(of: DemoOriginConfiguration().generation).allCases.map(\.rawValue)

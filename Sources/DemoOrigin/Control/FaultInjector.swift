@@ -8,6 +8,8 @@ final class FaultInjector: Sendable {
         case answer
         case error
         case drop
+        /// Carried out, then the connection is reset without a reply.
+        case lostAnswer
     }
 
     private struct State {
@@ -37,10 +39,11 @@ final class FaultInjector: Sendable {
         state.withLock { state in
             let faults = state.faults
             if faults.down { return (faults, .drop) }
-            guard faults.errorRate > 0 || faults.dropRate > 0 else { return (faults, .answer) }
+            guard faults.errorRate > 0 || faults.dropRate > 0 || faults.lostAnswerRate > 0 else { return (faults, .answer) }
             let draw = state.generator.nextUnit()
             if draw < faults.dropRate { return (faults, .drop) }
             if draw < faults.dropRate + faults.errorRate { return (faults, .error) }
+            if draw < faults.dropRate + faults.errorRate + faults.lostAnswerRate { return (faults, .lostAnswer) }
             return (faults, .answer)
         }
     }

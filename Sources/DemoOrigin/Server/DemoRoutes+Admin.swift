@@ -3,7 +3,7 @@ import GatewayModels
 
 /// `/__admin/`: the test and benchmark controls. Never counted, never faulted.
 ///
-/// - `GET /__admin/faults` → the fault settings, `{"latencyMs","errorRate","dropRate","down"}`.
+/// - `GET /__admin/faults` → the fault settings, `{"latencyMs","errorRate","dropRate","lostAnswerRate","down"}`.
 /// - `PUT /__admin/faults` with a JSON object of any of those members → the new settings
 ///   (400 `{"error":true,"reason":…}` for an unknown member or a value out of range).
 /// - `GET /__admin/counts` → `{"total","routes":{…},"paths":{…}}`; `DELETE` zeroes them.

@@ -59,12 +59,14 @@ struct DemoRoutes: Sendable {
                 switch fate {
                 case .drop: return .droppedConnection
                 case .error: return injected
-                case .answer:
+                case .answer, .lostAnswer:
+                    let response: GatewayResponse
                     do throws(V1Failure) {
-                        return try handler(request, context)
+                        response = try handler(request, context)
                     } catch {
-                        return error.response
+                        response = error.response
                     }
+                    return fate == .lostAnswer ? .droppedConnection : response
                 }
             }
             guard settings.latencyMs > 0, !settings.down else {

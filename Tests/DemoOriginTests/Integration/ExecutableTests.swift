@@ -22,7 +22,7 @@ extension DemoOriginIntegrationTests {
             }
             #expect(Set(statuses) == [200, 500])
             let faults = try await offPool { try RawHTTPClient(port: port).request("GET", "/__admin/faults").text }
-            #expect(faults == #"{"latencyMs":0,"errorRate":0.5,"dropRate":0,"down":false}"#)
+            #expect(faults == #"{"latencyMs":0,"errorRate":0.5,"dropRate":0,"lostAnswerRate":0,"down":false}"#)
             origin.signal(SIGTERM)
             let status = try await origin.waitForExit()
             #expect(origin.process.terminationReason == .exit)
@@ -50,7 +50,7 @@ extension DemoOriginIntegrationTests {
         @Test(arguments: [
             (["--generation", "v3"], "--generation must be one of v1, v2, v2b."),
             (["--drop-rate", "2"], "--drop-rate must be 0 to 1."),
-            (["--error-rate", "0.6", "--drop-rate", "0.5"], "--error-rate + --drop-rate must not exceed 1."),
+            (["--error-rate", "0.6", "--drop-rate", "0.5"], "--error-rate + --drop-rate + --lost-answer-rate must not exceed 1."),
             (["--port", "0", "--data-file", "/nonexistent/catalogue.json"], "error=cannot read data file /nonexistent/catalogue.json [DemoOriginCLI] cannot start"),
         ])
         func refusesBadFlagsAndDataFilesWithAMessage(_ arguments: [String], _ message: String) async throws {

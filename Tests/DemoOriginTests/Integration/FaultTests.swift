@@ -64,6 +64,25 @@ extension DemoOriginIntegrationTests {
             }
         }
 
+        @Test func aLostAnswerIsCarriedOutThenResetWithNoByte() async throws {
+            try await OriginHarness.with { origin, port in
+                origin.setFaults(DemoFaults(lostAnswerRate: 1))
+                try await offPool {
+                    let parts = Bodies.createFields() + [Bodies.image("a.png", Bodies.png())]
+                    do {
+                        let response = try RawHTTPClient(port: port).multipart("POST", "/item", boundary: "lost", parts)
+                        Issue.record("got \(response.status)")
+                    } catch let error as RawHTTPClient.ClientError {
+                        #expect(error.description == "connection closed before [13, 10, 13, 10]")
+                    }
+                }
+                // The create was made all the same.
+                #expect(origin.items.count == 128)
+                origin.setFaults(DemoFaults())
+                #expect(try await offPool { try RawHTTPClient(port: port).request("GET", "/item/128") }.status == 200)
+            }
+        }
+
         @Test func seededSharesAreReproducible() async throws {
             func statuses(seed: UInt64) async throws -> [Int] {
                 try await OriginHarness.with(configure: {
@@ -87,10 +106,10 @@ extension DemoOriginIntegrationTests {
             try await OriginHarness.with(configure: { $0.faults = DemoFaults(latencyMs: 1) }) { origin, port in
                 try await offPool {
                     let client = try RawHTTPClient(port: port)
-                    #expect(try client.request("GET", "/__admin/faults").text == #"{"latencyMs":1,"errorRate":0,"dropRate":0,"down":false}"#)
+                    #expect(try client.request("GET", "/__admin/faults").text == #"{"latencyMs":1,"errorRate":0,"dropRate":0,"lostAnswerRate":0,"down":false}"#)
                     let set = try client.request("PUT", "/__admin/faults", headers: ["Content-Type: application/json"], body: Array(#"{"errorRate":1,"latencyMs":0}"#.utf8))
                     #expect(set.status == 200)
-                    #expect(set.text == #"{"latencyMs":0,"errorRate":1,"dropRate":0,"down":false}"#)
+                    #expect(set.text == #"{"latencyMs":0,"errorRate":1,"dropRate":0,"lostAnswerRate":0,"down":false}"#)
                     #expect(try client.request("GET", "/item/1").status == 500)
                     let bad = try client.request("PUT", "/__admin/faults", body: Array(#"{"errorRate":2}"#.utf8))
                     #expect(bad.status == 400)
