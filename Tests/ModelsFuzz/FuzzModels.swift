@@ -65,14 +65,15 @@ public func fuzzModels(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(!LocaleResolver().resolve(acceptLanguage: header).identifier.isEmpty)
     case .acceptEncoding:
         var read: [([UInt8], Int?)] = []
-        input.withUnsafeBytes { bytes in
+        let complete = input.withUnsafeBytes { bytes in
             WeightedList.forEach(bytes) { value, weight in
                 read.append((Array(value), weight))
                 return true
             }
         }
         let expected = referenceList(input)
-        precondition(read.map(\.0) == expected.map(\.0) && read.map(\.1) == expected.map(\.1), "the list read differently from the reference")
+        precondition(read.map(\.0) == expected.elements.map(\.0) && read.map(\.1) == expected.elements.map(\.1)
+                     && complete == expected.complete, "the list read differently from the reference")
         let allowed = input.withUnsafeBytes { AcceptEncoding.allowsGzip(bytes: $0) }
         precondition(allowed == referenceAllowsGzip(expected), "Accept-Encoding decided differently from the reference")
     case .imageToken:
@@ -158,11 +159,12 @@ private func trimmed(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
 }
 
 /// Values and weights (thousandths; nil for a malformed q) of the first 32 non-empty
-/// elements, skipping those over 128 bytes.
-private func referenceList(_ header: [UInt8]) -> [([UInt8], Int?)] {
-    let elements = header.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(trimmed)
-        .filter { !$0.isEmpty }.prefix(32).filter { $0.count <= 128 }
-    return elements.compactMap { element in
+/// elements, those over 128 bytes as an empty value with no weight; and whether there were
+/// no more than 32.
+private func referenceList(_ header: [UInt8]) -> (elements: [([UInt8], Int?)], complete: Bool) {
+    let nonEmpty = header.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map(trimmed).filter { !$0.isEmpty }
+    let elements = nonEmpty.prefix(32).compactMap { element -> ([UInt8], Int?)? in
+        if element.count > 128 { return ([], nil) }
         let pieces = element.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false).map(trimmed)
         guard let value = pieces.first, !value.isEmpty else { return nil }
         var weight: Int? = 1000
@@ -174,6 +176,7 @@ private func referenceList(_ header: [UInt8]) -> [([UInt8], Int?)] {
         }
         return (value, weight)
     }
+    return (elements, nonEmpty.count <= 32)
 }
 
 private func referenceQValue(_ text: String) -> Int? {
@@ -189,17 +192,21 @@ private func referenceQValue(_ text: String) -> Int? {
     }
 }
 
-private func referenceAllowsGzip(_ elements: [([UInt8], Int?)]) -> Bool {
-    let names = elements.map { String(decoding: $0.0, as: UTF8.self).lowercased() }
-    if let gzip = names.firstIndex(where: { $0 == "gzip" || $0 == "x-gzip" }) { return (elements[gzip].1 ?? 0) > 0 }
-    if let star = names.firstIndex(of: "*") { return (elements[star].1 ?? 0) > 0 }
-    return false
+/// The documented decision: the first gzip decides unless an unread element came before it;
+/// else the first `*`, when the whole header was read.
+private func referenceAllowsGzip(_ list: (elements: [([UInt8], Int?)], complete: Bool)) -> Bool {
+    let names = list.elements.map { String(decoding: $0.0, as: UTF8.self).lowercased() }
+    if let gzip = names.firstIndex(where: { $0 == "gzip" || $0 == "x-gzip" }) {
+        return !names[..<gzip].contains("") && (list.elements[gzip].1 ?? 0) > 0
+    }
+    guard list.complete, !names.contains(""), let star = names.firstIndex(of: "*") else { return false }
+    return (list.elements[star].1 ?? 0) > 0
 }
 
 private func referenceLanguageRanges(_ header: [UInt8]) -> [AcceptLanguage.Range] {
     let letters = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
-    let ranges = referenceList(header).compactMap { value, weight -> (String, Double)? in
-        guard let weight else { return nil }
+    let ranges = referenceList(header).elements.compactMap { value, weight -> (String, Double)? in
+        guard let weight, !value.isEmpty else { return nil }
         let text = String(decoding: value, as: UTF8.self)
         let tag = text == "*" ? "*" : String(text.map { $0 == "_" ? "-" : $0 }).lowercased()
         guard tag == "*" || (text.allSatisfy(\.isASCII) && tag.allSatisfy(letters.contains)) else { return nil }

@@ -14,7 +14,7 @@ public enum AcceptLanguage {
     public static func parse(_ header: String) -> [Range] {
         var ranges: [Range] = []
         WeightedList.forEach(header) { tag, weight in
-            if let weight, let tag = languageRange(tag) {
+            if let weight, !tag.isEmpty, let tag = languageRange(tag) {
                 ranges.append(Range(tag: tag, quality: Double(weight) / 1000))
             }
             return true

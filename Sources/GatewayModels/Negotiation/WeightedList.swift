@@ -4,8 +4,9 @@
 ///
 /// Works on bytes and allocates nothing, and its work is bounded whatever the client sends:
 /// only the first ``maxElements`` non-empty elements are read and an element longer than
-/// ``maxElementBytes`` is skipped, so a 16 KiB header costs one scan for commas. Real clients
-/// send a few elements of a few bytes each. Pure and thread-safe.
+/// ``maxElementBytes`` is not parsed, so a 16 KiB header costs one scan for commas. Real
+/// clients send a few elements of a few bytes each. What was left unread is reported, so a
+/// caller can answer safely. Pure and thread-safe.
 public enum WeightedList {
     /// Elements read from one header; the rest are ignored.
     public static let maxElements = 32
@@ -13,32 +14,42 @@ public enum WeightedList {
     public static let maxElementBytes = 128
 
     /// Calls `body` with each element's value (without parameters, optional whitespace
-    /// trimmed, case unchanged; never empty) and its weight in thousandths: 1000 when there
-    /// is no `q` parameter, nil when a `q` parameter is not an RFC 9110 `qvalue` (`0`,
-    /// `0.5`, `1.000`, at most three decimals). Stops early when `body` returns false.
-    public static func forEach(_ header: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int?) -> Bool) {
+    /// trimmed, case unchanged) and its weight in thousandths: 1000 when there is no `q`
+    /// parameter, nil when a `q` parameter is not an RFC 9110 `qvalue` (`0`, `0.5`, `1.000`,
+    /// at most three decimals). An element that was not read (longer than ``maxElementBytes``)
+    /// is reported with an empty value and a nil weight, so that a caller can tell that it
+    /// may have said something. Stops early when `body` returns false.
+    /// - Returns: false when elements past ``maxElements`` were left unread.
+    @discardableResult
+    public static func forEach(_ header: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int?) -> Bool) -> Bool {
         var read = 0
         var start = 0
-        while start <= header.count, read < maxElements {
+        while start <= header.count {
             var end = start
             while end < header.count, header[end] != UInt8(ascii: ",") { end += 1 }
             defer { start = end + 1 }
             let span = trimmed(header, start, end)
             guard !span.isEmpty else { continue }
+            guard read < maxElements else { return false }
             read += 1
-            guard span.count <= maxElementBytes else { continue }
+            guard span.count <= maxElementBytes else {
+                if !body(UnsafeRawBufferPointer(rebasing: header[span.lowerBound..<span.lowerBound]), nil) { return true }
+                continue
+            }
             let element = UnsafeRawBufferPointer(rebasing: header[span])
             let valueEnd = element.firstIndex(of: UInt8(ascii: ";")) ?? element.count
             let value = trimmed(element, 0, valueEnd)
             guard !value.isEmpty else { continue }
-            if !body(UnsafeRawBufferPointer(rebasing: element[value]), weight(element, from: valueEnd)) { return }
+            if !body(UnsafeRawBufferPointer(rebasing: element[value]), weight(element, from: valueEnd)) { return true }
         }
+        return true
     }
 
     /// `forEach` on a `String` header.
-    public static func forEach(_ header: String, _ body: (UnsafeRawBufferPointer, Int?) -> Bool) {
+    @discardableResult
+    public static func forEach(_ header: String, _ body: (UnsafeRawBufferPointer, Int?) -> Bool) -> Bool {
         var header = header
-        header.withUTF8 { forEach(UnsafeRawBufferPointer($0), body) }
+        return header.withUTF8 { forEach(UnsafeRawBufferPointer($0), body) }
     }
 
     /// The `q` parameter among the `;`-separated parameters from `start`: 1000 when absent,

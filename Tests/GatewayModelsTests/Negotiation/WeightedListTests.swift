@@ -30,19 +30,24 @@ import Testing
         #expect(elements("a;q=" + text).first?.1 == .some(nil))
     }
 
-    @Test func readsAtMostMaxElements() {
+    @Test func readsAtMostMaxElementsAndSaysSo() {
         let header = (1...40).map { "e\($0)" }.joined(separator: ", ")
         let seen = elements(header)
         #expect(seen.count == WeightedList.maxElements)
         #expect(seen.last?.0 == "e32")
+        #expect(WeightedList.forEach(header) { _, _ in true } == false)
+        let exactly = (1...32).map { "e\($0)" }.joined(separator: ", ") + ", ,"
+        #expect(WeightedList.forEach(exactly) { _, _ in true } == true)
     }
 
-    @Test func skipsOverlongElementsButCountsThem() {
+    @Test func reportsOverlongElementsUnreadAndCountsThem() {
         let long = String(repeating: "a", count: WeightedList.maxElementBytes + 1)
         let fits = String(repeating: "b", count: WeightedList.maxElementBytes)
-        #expect(elements("\(long), \(fits), c").map(\.0) == [fits, "c"])
+        let seen = elements("\(long), \(fits), c")
+        #expect(seen.map(\.0) == ["", fits, "c"])
+        #expect(seen.map(\.1) == [nil, 1000, 1000])
         let header = Array(repeating: long, count: WeightedList.maxElements).joined(separator: ",") + ",gzip"
-        #expect(elements(header).isEmpty)
+        #expect(elements(header).map(\.0) == Array(repeating: "", count: WeightedList.maxElements))
     }
 
     @Test func stopsWhenAsked() {
