@@ -35,7 +35,8 @@ public struct DemoFaults: Sendable, Hashable {
         if !(0...1).contains(errorRate) { return "errorRate must be 0 to 1." }
         if !(0...1).contains(dropRate) { return "dropRate must be 0 to 1." }
         if !(0...1).contains(lostAnswerRate) { return "lostAnswerRate must be 0 to 1." }
-        if errorRate + dropRate + lostAnswerRate > 1 { return "errorRate + dropRate + lostAnswerRate must not exceed 1." }
+        // (With room for binary rounding: 0.34 + 0.56 + 0.1 is 1.0000000000000002.)
+        if errorRate + dropRate + lostAnswerRate > 1 + 1e-9 { return "errorRate + dropRate + lostAnswerRate must not exceed 1." }
         return nil
     }
 
