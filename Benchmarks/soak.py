@@ -26,8 +26,16 @@ OUTCOME_UNKNOWN = "urn:open-market-gateway:problem:outcome-unknown"
 lock = threading.Lock()
 statuses = collections.Counter()
 creates = {"created": 0, "unknown": 0, "deleted": 0, "delete_unknown": 0, "keyed_titles": set()}
+# Per title (each create has a title of its own): what the gateway said of its create
+# ("created", "unknown", "refused", or "client error" when the client saw no answer), and
+# whether it was deleted (200) or maybe deleted (outcome unknown).
+outcomes = {}
+deleted_titles = set()
+maybe_deleted_titles = set()
 samples = []
 stop_at = time.monotonic() + DURATION
+# Seconds each fault setting lasts (PHASE_SECONDS; a minute unless a quick check asks less).
+PHASE = float(os.environ.get("PHASE_SECONDS", 60))
 
 
 def connection(base):
@@ -98,6 +106,11 @@ def writer(worker):
                     # creates for the first time when the first attempt never reached the origin.
                     if status == 201:
                         creates["created"] += 1
+                        outcomes[title] = "created"
+                    elif kind == OUTCOME_UNKNOWN:
+                        outcomes[title] = "unknown"
+                    elif outcomes.get(title) != "unknown":
+                        outcomes[title] = "refused"
                     if kind == OUTCOME_UNKNOWN and attempt == 0:
                         creates["unknown"] += 1
                     if keyed:
@@ -114,13 +127,20 @@ def writer(worker):
                         with lock:
                             if status == 200:
                                 creates["deleted"] += 1
+                                deleted_titles.add(title)
                             elif unknown:
                                 creates["delete_unknown"] += 1
+                                maybe_deleted_titles.add(title)
                     break
                 if kind != OUTCOME_UNKNOWN:
                     break
         except (OSError, http.client.HTTPException, ValueError):
             record("write", "connection error")
+            with lock:
+                outcomes.setdefault(title, "client error")
+                if title in outcomes and outcomes[title] == "created":
+                    # The error came later, in the update or the delete: that delete may have happened.
+                    maybe_deleted_titles.add(title)
             conn.close()
             conn = connection(GATEWAY)
 
@@ -150,13 +170,13 @@ def faults():
     the gateway's origin timeout), late answers (800 ms, past it: the origin still makes what a
     write asked for, after the gateway has answered), down; a minute each."""
     schedule = [
-        ({"errorRate": 0, "dropRate": 0, "lostAnswerRate": 0, "latencyMs": 0, "down": False}, 60),
-        ({"errorRate": 0.2}, 60),
-        ({"errorRate": 0, "dropRate": 0.1}, 60),
-        ({"dropRate": 0, "lostAnswerRate": 0.1}, 60),
-        ({"lostAnswerRate": 0, "latencyMs": 300}, 60),
-        ({"latencyMs": 800}, 60),
-        ({"latencyMs": 0, "down": True}, 60),
+        ({"errorRate": 0, "dropRate": 0, "lostAnswerRate": 0, "latencyMs": 0, "down": False}, PHASE),
+        ({"errorRate": 0.2}, PHASE),
+        ({"errorRate": 0, "dropRate": 0.1}, PHASE),
+        ({"dropRate": 0, "lostAnswerRate": 0.1}, PHASE),
+        ({"lostAnswerRate": 0, "latencyMs": 300}, PHASE),
+        ({"latencyMs": 800}, PHASE),
+        ({"latencyMs": 0, "down": True}, PHASE),
     ]
     def admin(change):
         # A fresh connection each time: the origin closes idle ones.
@@ -192,6 +212,12 @@ def record(kind, status):
         statuses[(kind, status)] += 1
 
 
+# Ids are given in order and never reused: the largest before the load is the baseline.
+_conn = connection(ORIGIN)
+_, _, _before = call(_conn, "GET", "/__admin/catalogue")
+BASELINE_ID = max(item["id"] for item in json.loads(_before)["items"])
+_conn.close()
+
 threads = [threading.Thread(target=reader, args=(n,)) for n in range(8)]
 threads += [threading.Thread(target=writer, args=(n,)) for n in range(2)]
 threads += [threading.Thread(target=slow_client), threading.Thread(target=faults), threading.Thread(target=sampler)]
@@ -207,7 +233,7 @@ origin_requests = json.loads(counts)["routes"].get("POST /item", 0)
 _, _, catalogue = call(conn, "GET", "/__admin/catalogue")
 titles = collections.Counter(item["title"] for item in json.loads(catalogue)["items"])
 # What the origin really made, deleted products included: ids are given in order and never
-# reused, so one more create straight at the origin (faults off) gets id 127 + made + 1.
+# reused, so one more create straight at the origin (faults off) gets id BASELINE_ID + made + 1.
 boundary = "soak-probe"
 fields = [("title", "soak probe"), ("descriptions", "probe"), ("price", "1"), ("currency", "KRW"), ("stock", "1"),
           ("password", "pw")]
@@ -217,7 +243,10 @@ form += (b'--%s\r\nContent-Disposition: form-data; name="images[]"; filename="a.
          % boundary.encode()) + PNG + b"\r\n--%s--\r\n" % boundary.encode()
 conn.request("POST", "/item", body=form, headers={"Content-Type": "multipart/form-data; boundary=" + boundary})
 probe = conn.getresponse()
-made = json.loads(probe.read())["id"] - 127 - 1
+probe_body = probe.read()
+if probe.status not in (200, 201):  # v1 answers a create with 200
+    sys.exit("soak: the probe create at the origin got %d: %r" % (probe.status, probe_body[:200]))
+made = json.loads(probe_body)["id"] - BASELINE_ID - 1
 print("\nrequests by kind and status:")
 for (kind, status), count in sorted(statuses.items(), key=lambda entry: (entry[0][0], str(entry[0][1]))):
     print("  %-12s %-18s %8d" % (kind, status, count))
@@ -231,6 +260,18 @@ balanced = creates["created"] <= made <= creates["created"] + creates["unknown"]
 print("  soak products still in the catalogue: %d; deleted with 200: %d; deletes whose outcome was unknown: %d"
       % (sum(count for title, count in titles.items() if title.startswith("soak-")), creates["deleted"], creates["delete_unknown"]))
 twice = [title for title in creates["keyed_titles"] if titles.get(title, 0) > 1]
+# Title by title: no create made twice (keyed or not), none made that the gateway refused or
+# said nothing of, none answered 201 that is missing without a delete that may explain it.
+soak_titles = {title for title in titles if title.startswith("soak-")}
+duplicated = sorted(title for title in soak_titles if titles[title] > 1)
+unexplained = sorted(title for title in soak_titles if outcomes.get(title) not in ("created", "unknown", "client error"))
+missing = sorted(title for title, outcome in outcomes.items()
+                 if outcome == "created" and title not in soak_titles and title not in deleted_titles | maybe_deleted_titles)
 print("  every create accounted for: %s" % ("yes" if balanced else "NO"))
 print("  keyed creates that reached the origin twice: %d" % len(twice))
-sys.exit(0 if balanced and not twice else 1)
+print("  titles made more than once: %d; made though refused or never sent: %d; answered 201 but missing: %d"
+      % (len(duplicated), len(unexplained), len(missing)))
+for name, titles_list in (("twice", duplicated), ("unexplained", unexplained), ("missing", missing)):
+    if titles_list:
+        print("    %s: %s" % (name, ", ".join(titles_list[:10])))
+sys.exit(0 if balanced and not twice and not duplicated and not unexplained and not missing else 1)

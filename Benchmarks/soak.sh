@@ -10,6 +10,7 @@
 # died.
 #   Benchmarks/soak.sh                  30 minutes
 #   DURATION=300 Benchmarks/soak.sh     5 minutes
+#   DURATION=120 PHASE_SECONDS=15 Benchmarks/soak.sh   a quick check of every fault setting
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-1800}
