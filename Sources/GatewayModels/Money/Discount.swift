@@ -22,12 +22,22 @@ public struct Discount: Sendable, Hashable {
     ///
     /// Computed in `Decimal` and then checked with exact products
     /// (`rate × price ≤ 100 × saving < (rate + 1) × price`), so a division rounded in the 38th
-    /// digit cannot push a rate up to the next percent. Always in `0...100`.
+    /// digit cannot push a rate up to the next percent. Always in `0...100`, and in at most
+    /// 101 steps whatever the prices: a price so large that `101 × price` is past `Decimal`'s
+    /// range (about 3.4e163) gives NaN products, which compare as true, and once looped for
+    /// ever on an origin page that carried one (found by the `v2-page` fuzz target). Those
+    /// prices take `100 − ceil(100 × salePrice / price)`, whose quotient cannot overflow.
     public var ratePercent: Int {
         let saving = (price - salePrice) * 100
-        var rate = DecimalText.floor(saving / price)
+        guard !saving.isNaN, !(price * 101).isNaN else {
+            // A positive sale price refuses at least 1% even when the quotient underflows to 0.
+            let quotient = -DecimalText.floor(-(salePrice / price * 100))
+            let refused = salePrice > 0 ? max(quotient, 1) : 0
+            return Int((100 - refused).description) ?? 0
+        }
+        var rate = min(max(DecimalText.floor(saving / price), 0), 100)
         while rate > 0, rate * price > saving { rate -= 1 }
-        while (rate + 1) * price <= saving { rate += 1 }
+        while rate < 100, (rate + 1) * price <= saving { rate += 1 }
         return Int(rate.description) ?? 0
     }
 

@@ -13,6 +13,17 @@ import TestSupport
         #expect(try #require(Discount(price: 123_123, salePrice: 123_122)).rateText == "0%")
     }
 
+    /// Found by the v2-page fuzz target (Tests/ModelsFuzz/Findings): a price past what
+    /// `Decimal` can multiply by 101 looped for ever.
+    @Test func pricesPastDecimalsProductsStillGetARate() throws {
+        let huge = try #require(Decimal(string: "123123" + String(repeating: "0", count: 145)))
+        #expect(try #require(Discount(price: huge, salePrice: 123_122)).rateText == "99%")
+        #expect(try #require(Discount(price: huge, salePrice: 0)).rateText == "100%")
+        #expect(try #require(Discount(price: huge, salePrice: huge / 2)).rateText == "50%")
+        let pastRange = try #require(Decimal(string: "3" + String(repeating: "0", count: 163)))
+        #expect(try #require(Discount(price: pastRange, salePrice: 1)).rateText == "99%")
+    }
+
     @Test func notADiscount() {
         #expect(Discount(price: 100, salePrice: nil) == nil)
         #expect(Discount(price: 100, salePrice: 100) == nil)
