@@ -34,8 +34,9 @@ let package = Package(
         // The sans-I/O HTTP/1.1 codec: bytes to request heads and bodies, response heads to
         // bytes. No Foundation, no libevent, no I/O.
         .target(name: "HTTPCodec"),
-        // Pure contract and mapping code: Foundation only, no C, no I/O.
-        .target(name: "GatewayModels"),
+        // Pure contract and mapping code: Foundation and the codec's list syntax only, no C,
+        // no I/O.
+        .target(name: "GatewayModels", dependencies: ["HTTPCodec"]),
         // The server library. Only Sources/Gateway/Transport imports CEvent.
         .target(
             name: "Gateway",

@@ -245,9 +245,10 @@ public struct RequestDecoder: Sendable {
         case 17 where name.equalsIgnoringCase("transfer-encoding", in: bytes):
             guard fieldState.transferCodings.add(field.value, in: bytes) else { return .invalidTransferEncoding }
         case 10 where name.equalsIgnoringCase("connection", in: bytes):
-            Self.forEachElement(field.value, in: bytes) { element in
+            HTTPSyntax.forEachListElement(field.value, in: bytes) { element in
                 if element.equalsIgnoringCase("close", in: bytes) { fieldState.closeRequested = true }
                 if element.equalsIgnoringCase("keep-alive", in: bytes) { fieldState.keepAliveRequested = true }
+                return true
             }
         case 6 where name.equalsIgnoringCase("expect", in: bytes):
             if field.value.equalsIgnoringCase("100-continue", in: bytes) {
@@ -369,21 +370,6 @@ public struct RequestDecoder: Sendable {
             value = value * 10 + Int(byte - 0x30)
         }
         return value
-    }
-
-    /// Calls `body` with each non-empty element of a comma-separated list, trimmed.
-    static func forEachElement(_ range: ByteRange, in bytes: UnsafeRawBufferPointer, _ body: (ByteRange) -> Void) {
-        var index = range.lowerBound
-        while index < range.upperBound {
-            var elementEnd = index
-            while elementEnd < range.upperBound && bytes[elementEnd] != ASCII.comma { elementEnd += 1 }
-            var first = index
-            var last = elementEnd
-            while first < last && ASCII.isWhitespace(bytes[first]) { first += 1 }
-            while last > first && ASCII.isWhitespace(bytes[last - 1]) { last -= 1 }
-            if last > first { body(ByteRange(first, last)) }
-            index = elementEnd + 1
-        }
     }
 
     /// Whether `host` is a uri-host with an optional port: reg-name, IPv4 or IP-literal

@@ -8,8 +8,8 @@
 // promises; an image token is the one encoding of its parts; contract JSON the mapping
 // writes parses back.
 // scripts/fuzz compiles this file into one module with Sources/GatewayModels and
-// Sources/Gateway/Images/ImageToken.swift (SwiftPM's executables bring a main of their own,
-// which libFuzzer's would clash with).
+// Sources/Gateway/Images/ImageToken.swift, against HTTPCodec built as a module of its own
+// (SwiftPM's executables bring a main of their own, which libFuzzer's would clash with).
 import Foundation
 
 /// The parsers, by the name FUZZ_PARSER gives.

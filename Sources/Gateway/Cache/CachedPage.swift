@@ -1,3 +1,5 @@
+import HTTPCodec
+
 /// One cached answer: the final contract bytes, as identity and (when worth it) gzip, with
 /// a strong ETag per representation. A hit writes these bytes and does nothing else.
 public struct CachedPage: Sendable, Equatable {
@@ -53,22 +55,13 @@ public struct CachedPage: Sendable, Equatable {
     /// common case).
     public func matches(ifNoneMatch bytes: UnsafeRawBufferPointer) -> Bool {
         if bytes.elementsEqual(etagBytes) || bytes.elementsEqual(gzipETagBytes) { return true }
-        var start = 0
-        while start < bytes.count {
-            var end = start
-            while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
-            var first = start
-            var last = end
-            while first < last, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
-            while last > first, bytes[last - 1] == UInt8(ascii: " ") || bytes[last - 1] == UInt8(ascii: "\t") { last -= 1 }
-            if last - first >= 2, bytes[first] == UInt8(ascii: "W"), bytes[first + 1] == UInt8(ascii: "/") { first += 2 }
-            let tag = bytes[first..<last]
-            if (tag.count == 1 && tag.first == UInt8(ascii: "*")) || tag.elementsEqual(etagBytes) || tag.elementsEqual(gzipETagBytes) {
-                return true
-            }
-            start = end + 1
+        // Stopped: a tag matched.
+        return !HTTPSyntax.forEachListElement(in: bytes) { element in
+            var tag = element.bytes(in: bytes)
+            if tag.count >= 2, tag[0] == UInt8(ascii: "W"), tag[1] == UInt8(ascii: "/") { tag = UnsafeRawBufferPointer(rebasing: tag[2...]) }
+            let matched = (tag.count == 1 && tag[0] == UInt8(ascii: "*")) || tag.elementsEqual(etagBytes) || tag.elementsEqual(gzipETagBytes)
+            return !matched
         }
-        return false
     }
 
     /// `matches(ifNoneMatch:)` on a `String` value.

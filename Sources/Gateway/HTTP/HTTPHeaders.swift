@@ -1,3 +1,5 @@
+import HTTPCodec
+
 /// An ordered list of header fields with case-insensitive lookup.
 ///
 /// Order and duplicates are kept as received, because the request-framing checks must see
@@ -70,18 +72,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         var token = token
         return list.withUTF8 { items in
             token.withUTF8 { wanted in
-                var start = 0
-                while start <= items.count {
-                    var end = start
-                    while end < items.count && items[end] != UInt8(ascii: ",") { end += 1 }
-                    var low = start
-                    var high = end
-                    while low < high && (items[low] == 0x20 || items[low] == 0x09) { low += 1 }
-                    while high > low && (items[high - 1] == 0x20 || items[high - 1] == 0x09) { high -= 1 }
-                    if equalIgnoringASCIICase(UnsafeBufferPointer(rebasing: items[low..<high]), wanted) { return true }
-                    start = end + 1
+                // Stopped: an element matched.
+                !HTTPSyntax.forEachListElement(in: UnsafeRawBufferPointer(items)) { element in
+                    !equalIgnoringASCIICase(UnsafeBufferPointer(rebasing: items[element.lowerBound..<element.upperBound]), wanted)
                 }
-                return false
             }
         }
     }

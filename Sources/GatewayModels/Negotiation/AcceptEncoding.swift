@@ -1,3 +1,5 @@
+import HTTPCodec
+
 /// `Accept-Encoding` (RFC 9110 §12.5.3), reduced to the one question the gateway asks.
 public enum AcceptEncoding {
     /// Whether a gzip-coded response is acceptable, from a header value's bytes (nil: no
@@ -17,7 +19,9 @@ public enum AcceptEncoding {
         let complete = WeightedList.forEach(bytes) { coding, weight in
             if coding.isEmpty {
                 unread = true
-            } else if equalsIgnoringCase(coding, "gzip") || equalsIgnoringCase(coding, "x-gzip") {
+            } else if ByteRange(0, coding.count).equalsIgnoringCase("gzip", in: coding)
+                || ByteRange(0, coding.count).equalsIgnoringCase("x-gzip", in: coding)
+            {
                 gzip = .some(unread ? nil : weight)
                 return false
             } else if coding.count == 1, coding[0] == UInt8(ascii: "*"), wildcard == nil {
@@ -33,12 +37,5 @@ public enum AcceptEncoding {
     public static func allowsGzip(_ header: String?) -> Bool {
         guard var header else { return false }
         return header.withUTF8 { allowsGzip(bytes: UnsafeRawBufferPointer($0)) }
-    }
-
-    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        return lowercase.withUTF8Buffer { expected in
-            zip(bytes, expected).allSatisfy { byte, letter in byte == letter || (letter >= UInt8(ascii: "a") && byte | 0x20 == letter) }
-        }
     }
 }

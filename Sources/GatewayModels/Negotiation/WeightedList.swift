@@ -1,3 +1,5 @@
+import HTTPCodec
+
 /// Reads a header that is a list of elements with optional weights (RFC 9110 §5.6.1 lists,
 /// §12.4.2 quality values), as `Accept-Encoding` and `Accept-Language` are:
 /// `gzip;q=0.5, br`, `en-US,en;q=0.9`.
@@ -23,26 +25,23 @@ public enum WeightedList {
     @discardableResult
     public static func forEach(_ header: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int?) -> Bool) -> Bool {
         var read = 0
-        var start = 0
-        while start <= header.count {
-            var end = start
-            while end < header.count, header[end] != UInt8(ascii: ",") { end += 1 }
-            defer { start = end + 1 }
-            let span = trimmed(header, start, end)
-            guard !span.isEmpty else { continue }
-            guard read < maxElements else { return false }
+        var complete = true
+        HTTPSyntax.forEachListElement(in: header) { span in
+            guard read < maxElements else {
+                complete = false
+                return false
+            }
             read += 1
             guard span.count <= maxElementBytes else {
-                if !body(UnsafeRawBufferPointer(rebasing: header[span.lowerBound..<span.lowerBound]), nil) { return true }
-                continue
+                return body(UnsafeRawBufferPointer(rebasing: header[span.lowerBound..<span.lowerBound]), nil)
             }
-            let element = UnsafeRawBufferPointer(rebasing: header[span])
+            let element = span.bytes(in: header)
             let valueEnd = element.firstIndex(of: UInt8(ascii: ";")) ?? element.count
             let value = trimmed(element, 0, valueEnd)
-            guard !value.isEmpty else { continue }
-            if !body(UnsafeRawBufferPointer(rebasing: element[value]), weight(element, from: valueEnd)) { return true }
+            guard !value.isEmpty else { return true }
+            return body(UnsafeRawBufferPointer(rebasing: element[value]), weight(element, from: valueEnd))
         }
-        return true
+        return complete
     }
 
     /// `forEach` on a `String` header.
