@@ -4,7 +4,7 @@
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-dev zlib1g-dev libssl-dev pkg-config \
+    && apt-get install -y --no-install-recommends libevent-dev zlib1g-dev libssl-dev libhiredis-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The manifest names every target, so every target's folder must be present.
@@ -18,7 +18,7 @@ RUN swift build -c release --product gateway --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
-        libevent-2.1-7 libevent-core-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7 libssl3 zlib1g \
+        libevent-2.1-7 libevent-core-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7 libssl3 zlib1g libhiredis0.14 \
         libstdc++6 libgcc-s1 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /var/lib/gateway --create-home gateway

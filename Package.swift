@@ -25,11 +25,11 @@ let package = Package(
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
     ],
     targets: [
-        // libevent (core, extra, pthreads, openssl) and zlib from Debian; see Sources/CEvent/module.modulemap.
+        // libevent (core, extra, pthreads, openssl), zlib and hiredis from Debian; see Sources/CEvent/module.modulemap.
         .systemLibrary(
             name: "CEvent",
             pkgConfig: "libevent",
-            providers: [.apt(["libevent-dev", "zlib1g-dev", "libssl-dev"])]
+            providers: [.apt(["libevent-dev", "zlib1g-dev", "libssl-dev", "libhiredis-dev"])]
         ),
         // The sans-I/O HTTP/1.1 codec: bytes to request heads and bodies, response heads to
         // bytes. No Foundation, no libevent, no I/O.

@@ -30,6 +30,12 @@
 
 #include <zlib.h>
 
+// hiredis 0.14 (libhiredis-dev): the async API and its libevent adapter, which attaches a
+// redisAsyncContext to an event_base. The adapter's functions are static, defined in the header.
+#include <hiredis/hiredis.h>
+#include <hiredis/async.h>
+#include <hiredis/adapters/libevent.h>
+
 // deflateInit2 and inflateInit2 are macros Swift cannot import.
 static inline int cevent_deflate_init2(z_streamp strm, int level, int windowBits, int memLevel) {
     return deflateInit2(strm, level, Z_DEFLATED, windowBits, memLevel, Z_DEFAULT_STRATEGY);

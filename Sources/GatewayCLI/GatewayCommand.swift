@@ -121,6 +121,12 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "PEM private key for --tls-cert. (env: GATEWAY_TLS_KEY)")
     var tlsKey: String?
 
+    @Option(help: "Redis shared by the replicas, redis://[user:password@]host:port[/db]: Idempotency-Key records survive restarts and are seen by every replica. Off by default (one process, everything in memory). Needs --image-signing-key. The password is never logged; rediss:// (TLS) is not supported. (env: GATEWAY_REDIS_URL)")
+    var redisUrl: String?
+
+    @Option(help: "Seconds a Redis command may take before the gateway gives up on it. (env: GATEWAY_REDIS_TIMEOUT)")
+    var redisTimeout: Double = 0.25
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical. (env: GATEWAY_LOG_LEVEL)")
     var logLevel: String = "info"
 
@@ -169,6 +175,17 @@ struct GatewayCommand: ParsableCommand {
                 url.host != nil, url.query == nil
             else { throw ValidationError("--public-url must be an http or https URL with a host, like https://api.example.com.") }
         }
+        if let redisUrl {
+            do {
+                _ = try RedisConfiguration(url: redisUrl)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            guard imageSigningKey != nil else {
+                throw ValidationError("--redis-url needs --image-signing-key: every replica must sign image URLs with the same key, and a generated key is each replica's own.")
+            }
+        }
+        guard redisTimeout > 0, redisTimeout <= 10 else { throw ValidationError("--redis-timeout must be more than 0 and at most 10 seconds.") }
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together.")
         }
@@ -227,6 +244,10 @@ struct GatewayCommand: ParsableCommand {
         configuration.images.memoryBytes = imageMemoryBytes
         configuration.images.diskBytes = imageDiskBytes
         configuration.images.resolveTimeout = .seconds(originConnectTimeout)
+        if let redisUrl, var redis = try? RedisConfiguration(url: redisUrl) {
+            redis.commandTimeout = .milliseconds(Int64(redisTimeout * 1000))
+            configuration.redis = redis
+        }
         return configuration
     }
 

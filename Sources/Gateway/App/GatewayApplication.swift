@@ -54,9 +54,17 @@ public enum GatewayApplication {
         let reads = ProductReads(
             endpoint: endpoint, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
             imageURL: images.imageURL)
+        // A retry waits for the running create with its key as long as that can take.
+        let waitBound = configuration.originClient.requestTimeout + .seconds(1)
+        let idempotency: any IdempotencyLedger = configuration.redis == nil
+            ? LocalIdempotency(waitBound: waitBound)
+            : SharedIdempotency(
+                namespace: ReplicaNamespace.writes(origin: "\(endpoint.scheme.rawValue)://\(endpoint.host):\(endpoint.port)\(endpoint.basePath)", generation: configuration.readPath.generation),
+                waitBound: waitBound,
+                lease: configuration.originClient.connectTimeout + configuration.originClient.requestTimeout + .seconds(30))
         let writes = ProductWrites(
             endpoint: endpoint, generation: configuration.readPath.generation, vendorIdentifier: configuration.originVendorIdentifier,
-            reads: reads, imageURL: images.imageURL)
+            reads: reads, imageURL: images.imageURL, idempotency: idempotency)
         let readiness = Readiness(endpoint: endpoint, generation: configuration.readPath.generation)
         return OriginRoutes(
             router: router(metrics: metrics, reads: reads, writes: writes, images: images, readiness: readiness), reads: reads,

@@ -28,12 +28,15 @@ public final class ProductWrites: Sendable {
     let reads: ProductReads
     /// Rewrites image URLs in the products written back, as the read path does.
     let imageURL: ImageURLRewriter
-    private let idempotency = IdempotencyStore()
+    /// `Idempotency-Key` records: this process's, or the replicas' shared Redis.
+    let idempotency: any IdempotencyLedger
 
-    public init(
+    /// - Parameter idempotency: where `Idempotency-Key` records live; in this process when nil.
+    init(
         endpoint: OriginEndpoint, generation: OriginGeneration, vendorIdentifier: String? = nil, limits: DraftLimits = DraftLimits(),
-        reads: ProductReads, imageURL: @escaping ImageURLRewriter = identityImageURL
+        reads: ProductReads, imageURL: @escaping ImageURLRewriter = identityImageURL, idempotency: (any IdempotencyLedger)? = nil
     ) {
+        self.idempotency = idempotency ?? LocalIdempotency(waitBound: .seconds(6))
         self.endpoint = endpoint
         self.generation = generation
         self.vendorIdentifier = vendorIdentifier
@@ -120,29 +123,30 @@ public final class ProductWrites: Sendable {
                         FieldError(field: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters.")
                     ]))
                 }
-                // The identifier written as is part of the request: a retry that corrects it is
-                // another request. (Hashed, never stored as is.)
-                let fingerprint = EntityTag.strong(for: Array(request.path.utf8) + [0] + Array((vendor ?? "").utf8) + [0] + request.body)
-                switch idempotency.claim(key, fingerprint: fingerprint, now: .now, waiter: { responder.send(Self.replayed($0)) }) {
-                case .first:
-                    send(operation, request: request, origin: origin, identifier: vendor) { [self] response, reachedOrigin in
-                        // A request that never reached the origin created nothing: a retry
-                        // with the same key runs afresh.
-                        if reachedOrigin {
-                            idempotency.finish(key, response: response, now: .now)
-                        } else {
-                            idempotency.release(key, response: response)
+                // Scoped by route and credentials; the identifier written as is is part of the
+                // request: a retry that corrects it is another request. (Hashed, never stored.)
+                let scope = IdempotencyRecord.scope(route: "POST /v1/products", password: operation.password, vendorIdentifier: vendor, key: key)
+                let fingerprint = IdempotencyRecord.fingerprint(path: request.path, vendorIdentifier: vendor, body: request.body)
+                idempotency.claim(scope: scope, fingerprint: fingerprint, context: context) { [self] claim in
+                    switch claim {
+                    case .first(let ticket):
+                        origin.loop.execute { [self] in
+                            send(operation, request: request, origin: origin, identifier: vendor) { [self] response, reachedOrigin in
+                                // A request that never reached the origin created nothing: a retry
+                                // with the same key runs afresh.
+                                if reachedOrigin {
+                                    idempotency.finish(ticket, response: response, context: context)
+                                } else {
+                                    idempotency.release(ticket, response: response, context: context)
+                                }
+                                responder.send(response)
+                            }
                         }
-                        responder.send(response)
+                    case .replay(let response): responder.send(Self.replayed(response))
+                    case .mismatch: responder.fail(IdempotencyClaim.mismatchError)
+                    case .inProgress: responder.fail(IdempotencyClaim.inProgressError)
+                    case .unavailable: responder.fail(IdempotencyClaim.unavailableError)
                     }
-                case .replay(let response):
-                    responder.send(Self.replayed(response))
-                case .waiting:
-                    break
-                case .mismatch:
-                    responder.fail(GatewayError(
-                        status: 422, type: GatewayError.typePrefix + "idempotency-key-reused", title: "Idempotency key reused",
-                        detail: "This Idempotency-Key was used with a different request in the last 24 hours."))
                 }
             }
         }

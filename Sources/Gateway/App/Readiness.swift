@@ -42,8 +42,12 @@ public final class Readiness: Sendable {
 
     public func register(in router: inout Router) {
         router.add(.get, "/readyz", .deferred { [self] request, context, responder in
+            // Read now: whether this process reaches the replicas' Redis (nil without one).
+            let redis: ReadinessStatus.Origin? = context.redis.map { $0.health.isReachable ? .up : .down }
             if context.draining {
-                return responder.send(Self.response(status(draining: true), requestID: request.requestID))
+                var status = status(draining: true)
+                status.redis = redis
+                return responder.send(Self.response(status, requestID: request.requestID))
             }
             let now = ContinuousClock.now
             enum Next { case answer(ReadinessStatus), wait, answerAndProbe(ReadinessStatus) }
@@ -51,6 +55,7 @@ public final class Readiness: Sendable {
             let waiter: @Sendable (ReadinessStatus) -> Void = { probed in
                 var status = probed
                 status.draining = context.draining
+                status.redis = redis
                 responder.send(Self.response(status, requestID: request.requestID))
             }
             var waiterID = 0
@@ -62,7 +67,7 @@ public final class Readiness: Sendable {
                     defer { state.probing = true }
                     return (.wait, !state.probing)
                 }
-                let snapshot = ReadinessStatus(draining: false, origin: state.origin, checkedAt: state.checkedAt)
+                let snapshot = ReadinessStatus(draining: false, origin: state.origin, checkedAt: state.checkedAt, redis: redis)
                 guard now - checked >= Self.reuse, !state.probing else { return (.answer(snapshot), false) }
                 state.probing = true
                 return (.answerAndProbe(snapshot), true)
@@ -74,7 +79,7 @@ public final class Readiness: Sendable {
                 let id = waiterID
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(Self.firstProbeWait.components.seconds * 1000))) { [self] in
                     guard let late = state.withLock({ $0.waiters.removeValue(forKey: id) }) else { return }
-                    late(ReadinessStatus(draining: false, origin: .unknown, checkedAt: nil))
+                    late(ReadinessStatus(draining: false, origin: .unknown, checkedAt: nil, redis: redis))
                 }
             }
             if startProbe { probe(context.origin, requestID: request.requestID) }

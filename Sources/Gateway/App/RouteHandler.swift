@@ -8,15 +8,22 @@ public struct RouteContext: Sendable {
     /// The origin client of the loop running the handler; nil without an origin. Use it
     /// only on that loop (a `deferred` handler is there).
     public let origin: OriginClient?
+    /// The Redis connection of the loop running the handler; nil without `--redis-url`.
+    /// Use it only on that loop.
+    public let redis: RedisConnection?
     /// The server's shutdown state; nil outside a server.
     private let drain: DrainState?
     private let baseLogger: Logger
 
-    public init(parameters: [String: String] = [:], requestID: String, logger: Logger, origin: OriginClient? = nil, drain: DrainState? = nil) {
+    public init(
+        parameters: [String: String] = [:], requestID: String, logger: Logger, origin: OriginClient? = nil, redis: RedisConnection? = nil,
+        drain: DrainState? = nil
+    ) {
         self.parameters = parameters
         self.requestID = requestID
         self.baseLogger = logger
         self.origin = origin
+        self.redis = redis
         self.drain = drain
     }
 

@@ -58,11 +58,14 @@ public struct Router: Sendable {
 
         /// Answers through `responder` exactly once. On the loop thread that owns the
         /// request. `drain` tells handlers whether the server is shutting down.
-        public func run(_ request: GatewayRequest, logger: Logger, origin: OriginClient? = nil, drain: DrainState? = nil, responder: Responder) {
+        public func run(
+            _ request: GatewayRequest, logger: Logger, origin: OriginClient? = nil, redis: RedisConnection? = nil, drain: DrainState? = nil,
+            responder: Responder
+        ) {
             switch match {
             case .found(let handler, let parameters, _):
                 let context = RouteContext(
-                    parameters: parameters, requestID: request.requestID, logger: logger, origin: origin, drain: drain)
+                    parameters: parameters, requestID: request.requestID, logger: logger, origin: origin, redis: redis, drain: drain)
                 handler.run(request, context: context, responder: responder)
             case .options(let allowed, _):
                 responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))

@@ -53,6 +53,9 @@ public struct GatewayConfiguration: Sendable {
     public var images = ImageConfiguration()
     /// Serve HTTPS with this server context instead of plain HTTP.
     public var tls: TLSContext?
+    /// The replicas' shared Redis (idempotency keys, across replicas and restarts); nil runs
+    /// this process on its own, with everything in memory.
+    public var redis: RedisConfiguration?
     /// Bodies at least this large are compressed off the loop thread.
     public var offloadCompressionBytes: Int = 64 * 1024
 

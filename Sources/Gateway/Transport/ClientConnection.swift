@@ -326,7 +326,7 @@ final class ClientConnection: @unchecked Sendable {
             let resolution = core.router.resolve(request)
             exchange.route = resolution.label
             resolution.run(
-                request, logger: core.logger, origin: server.originClient, drain: core.drain, responder: responder)
+                request, logger: core.logger, origin: server.originClient, redis: server.redis, drain: core.drain, responder: responder)
         }
         if phase == .handling { pauseReading() }
     }

@@ -82,6 +82,19 @@ public final class EventLoop: @unchecked Sendable {
         if inLoop { job() } else { post(job) }
     }
 
+    /// Runs `job` on this loop's thread once `delay` has passed (a libevent one-shot timer).
+    /// Callable from any thread. A job still waiting when the loop ends never runs.
+    public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) {
+        // Unmanaged: passRetained here, released by the callback, which runs exactly once
+        // (unless the loop ends first: then the box leaks with the process's end).
+        let box = Unmanaged.passRetained(ScheduledJob(job)).toOpaque()
+        var tv = timeval(delay)
+        if event_base_once(base, -1, Int16(EV_TIMEOUT), eventLoopScheduledCallback, box, &tv) != 0 {
+            Unmanaged<ScheduledJob>.fromOpaque(box).release()
+            post(job)
+        }
+    }
+
     /// Called on the loop thread by the wake event.
     fileprivate func drainInbox() {
         let jobs = inbox.withLock { jobs in
@@ -111,6 +124,18 @@ public final class EventLoop: @unchecked Sendable {
 /// (see EventLoop.init).
 private func eventLoopWakeCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
     Unmanaged<EventLoop>.fromOpaque(context!).takeUnretainedValue().drainInbox()
+}
+
+/// A job waiting for its time, as `event_base_once` carries it.
+private final class ScheduledJob {
+    let job: @Sendable () -> Void
+    init(_ job: @escaping @Sendable () -> Void) { self.job = job }
+}
+
+/// A scheduled job's timer fired, on the loop thread; `context` is the retained job (see
+/// `EventLoop.schedule`).
+private func eventLoopScheduledCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<ScheduledJob>.fromOpaque(context!).takeRetainedValue().job()
 }
 
 extension timeval {

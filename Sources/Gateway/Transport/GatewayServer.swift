@@ -70,6 +70,7 @@ public final class GatewayServer: Sendable {
         }
         for serverLoop in loops { serverLoop.siblings = loops }
         for serverLoop in loops { serverLoop.loop.start() }
+        for serverLoop in loops { serverLoop.redis?.start() }
         let boundPort = port
         state.withLock { state in
             precondition(!state.started, "GatewayServer.start called twice")
@@ -80,6 +81,10 @@ public final class GatewayServer: Sendable {
         core.logger.info(
             "listening",
             metadata: ["host": .string(configuration.host), "port": .stringConvertible(boundPort), "loops": .stringConvertible(threads)])
+        if let redis = configuration.redis {
+            // The URL without its password.
+            core.logger.info("sharing state through redis", metadata: ["redis": .string(redis.description)])
+        }
     }
 
     /// Stops gracefully: no new connections, replies carry `Connection: close`, in-flight

@@ -15,6 +15,8 @@ final class ServerCore: Sendable {
     let drain = DrainState()
     /// Open client connections, across all loops (bounded by `maxConnections`).
     let connections = Atomic<Int>(0)
+    /// The state of the shared Redis, for every loop's connection (unused without one).
+    let redisHealth = RedisHealth()
     /// The request limits every loop's decoders enforce.
     let requestLimits: RequestLimits
 

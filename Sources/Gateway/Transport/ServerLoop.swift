@@ -15,6 +15,8 @@ final class ServerLoop: @unchecked Sendable {
     let requestMetrics: RequestMetrics
     /// This loop's client for the origin, when the gateway has one.
     let originClient: OriginClient?
+    /// This loop's connection to the replicas' shared Redis, when one is configured.
+    let redis: RedisConnection?
     /// Accepts this loop's connections; nil once accepting stopped.
     private var listener: ConnectionListener?
     /// Every open connection, so drain and the connection cap can find idle ones.
@@ -35,6 +37,7 @@ final class ServerLoop: @unchecked Sendable {
         requestMetrics = RequestMetrics(metrics: core.metrics)
         originClient = core.configuration.origin == nil
             ? nil : OriginClient(loop: loop, configuration: core.configuration.originClient, tls: originTLS, metrics: core.metrics)
+        redis = core.configuration.redis.map { RedisConnection(loop: loop, configuration: $0, health: core.redisHealth, logger: core.logger) }
         head.reserveCapacity(4096)
         listener = try ConnectionListener(socket: socket, server: self)
     }
@@ -111,6 +114,7 @@ final class ServerLoop: @unchecked Sendable {
             connection.close()
         }
         originClient?.close()
+        redis?.close()
     }
 
     /// The whole 503 answer given to a connection over the cap, made once.

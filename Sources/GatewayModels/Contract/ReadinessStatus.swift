@@ -1,7 +1,8 @@
 /// The body of `GET /readyz`.
 ///
 /// Ready (200, `application/json`): `{"status":"ready","origin":"up","checkedAt":"…"}`;
-/// `origin` is `up`, `down`, or `unknown` (with `checkedAt` null) before the first probe ends.
+/// `origin` is `up`, `down`, or `unknown` (with `checkedAt` null) before the first probe ends;
+/// with `--redis-url`, `"redis":"up"|"down"` follows (the status stays 200: reads fail open).
 /// Draining (503, `application/problem+json`): RFC 9457 reserves `status` for the HTTP status,
 /// so the same facts are extension members: `{"type","title","status":503,"detail",
 /// "requestId","readiness":"draining","origin","checkedAt"}`.
@@ -19,11 +20,15 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
     public var origin: Origin?
     /// RFC 3339 UTC time of that probe; nil before the first.
     public var checkedAt: String?
+    /// With `--redis-url`: whether this process reaches the replicas' Redis now (`up`), or
+    /// not (`down`: no connection, or its breaker open). nil, and left out, without Redis.
+    public var redis: Origin?
 
-    public init(draining: Bool, origin: Origin?, checkedAt: String?) {
+    public init(draining: Bool, origin: Origin?, checkedAt: String?, redis: Origin? = nil) {
         self.draining = draining
         self.origin = origin
         self.checkedAt = checkedAt
+        self.redis = redis
     }
 
     /// `ready` or `draining`.
@@ -55,5 +60,8 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
     private func writeFacts(to writer: inout JSONWriter) {
         writer.key("origin"); writer.string((origin ?? .unknown).rawValue)
         writer.key("checkedAt"); writer.string(checkedAt)
+        if let redis {
+            writer.key("redis"); writer.string(redis.rawValue)
+        }
     }
 }

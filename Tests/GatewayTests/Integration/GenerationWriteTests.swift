@@ -143,10 +143,10 @@ extension IntegrationTests {
             }
         }
 
-        /// A create refused for its identifier, retried with the same key and the right one:
-        /// the retry is another request, so the key does not replay the stored refusal (422,
-        /// like any reuse of a key for a different request; a new key creates).
-        @Test func theIdempotencyKeyCoversTheIdentifier() async throws {
+        /// A create refused for its identifier, retried with the same key and the right one: a
+        /// key is scoped by the credentials sent with it (the secret and the identifier), so the
+        /// retry is another client's key and creates; it does not replay the stored refusal.
+        @Test func theIdempotencyKeyIsScopedByTheIdentifier() async throws {
             try await ReadPathHarness.with(generation: .v2b, configure: { $0.originVendorIdentifier = nil }) { harness in
                 let port = harness.port
                 let (wrong, right) = try await offPool {
@@ -161,9 +161,9 @@ extension IntegrationTests {
                     )
                 }
                 #expect(wrong.status == 403)
-                #expect(right.status == 422)
+                #expect(right.status == 201)
                 #expect(right.header("Idempotent-Replayed") == nil)
-                #expect(harness.origin.counts.count("POST", "/api/products") == 1)
+                #expect(harness.origin.counts.count("POST", "/api/products") == 2)
             }
         }
 

@@ -1,0 +1,58 @@
+import Synchronization
+
+/// What a process knows about its Redis, shared by every loop's connection: how many
+/// connections are up, and a breaker that stops waiting on a Redis that keeps failing.
+///
+/// The breaker opens after ``failureThreshold`` failures in a row (timeouts, lost
+/// connections), for ``openFor``; commands then fail at once as `unavailable`. After that,
+/// commands go through again, and one more failure opens it again at once, while one success
+/// closes it. Thread-safe (atomics only): read on every Redis command.
+public final class RedisHealth: Sendable {
+    public static let failureThreshold = 5
+    public static let openFor: Duration = .seconds(2)
+
+    private let consecutiveFailures = Atomic<Int>(0)
+    /// Nanoseconds on `clockBase`'s clock until which the breaker is open; 0 when closed.
+    private let openUntil = Atomic<Int64>(0)
+    private let connected = Atomic<Int>(0)
+    private let clockBase = ContinuousClock.now
+
+    public init() {}
+
+    /// Whether a command may be sent now.
+    public func allows(now: ContinuousClock.Instant = .now) -> Bool {
+        openUntil.load(ordering: .relaxed) <= nanoseconds(now)
+    }
+
+    /// Whether the breaker is open now.
+    public var isOpen: Bool { !allows() }
+
+    /// Connections up now (data connections and the subscriber).
+    public var connectedCount: Int { connected.load(ordering: .relaxed) }
+
+    /// Whether Redis is reachable now: a connection is up and the breaker is closed.
+    public var isReachable: Bool { connectedCount > 0 && allows() }
+
+    /// Redis answered (an error reply counts: Redis is there).
+    public func recordSuccess() {
+        if consecutiveFailures.load(ordering: .relaxed) != 0 { consecutiveFailures.store(0, ordering: .relaxed) }
+        if openUntil.load(ordering: .relaxed) != 0 { openUntil.store(0, ordering: .relaxed) }
+    }
+
+    /// A command timed out or lost its connection.
+    public func recordFailure(now: ContinuousClock.Instant = .now) {
+        let failures = consecutiveFailures.add(1, ordering: .relaxed).newValue
+        guard failures >= Self.failureThreshold else { return }
+        openUntil.store(nanoseconds(now + Self.openFor), ordering: .relaxed)
+        // Half-open afterwards: the next failure opens it again.
+        consecutiveFailures.store(Self.failureThreshold - 1, ordering: .relaxed)
+    }
+
+    func connectionUp() { connected.add(1, ordering: .relaxed) }
+    func connectionDown() { connected.subtract(1, ordering: .relaxed) }
+
+    private func nanoseconds(_ instant: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = (instant - clockBase).components
+        return max(1, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

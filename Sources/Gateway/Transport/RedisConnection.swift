@@ -1,0 +1,408 @@
+import CEvent
+import Dispatch
+import Glibc
+import Logging
+
+/// One hiredis async connection to Redis, on one event loop (hiredis contexts are not
+/// thread-safe). What hiredis 0.14 lacks is added here: a deadline on every command (a late
+/// answer is dropped), a connect deadline, reconnection with backoff, name resolution off
+/// the loop (hiredis would call a blocking `getaddrinfo`), and a bound on commands waiting.
+///
+/// Invariant: `context`, `timer` and every other mutable property are used only on `loop`'s
+/// thread; `init` may run before the loop starts, and `start()` posts itself to the loop.
+/// Commands are pipelined on the one connection; Redis answers them in order.
+public final class RedisConnection: @unchecked Sendable {
+    let loop: EventLoop
+    let configuration: RedisConfiguration
+    let health: RedisHealth
+    private let logger: Logger
+
+    /// The hiredis context while connecting or connected; owned by this connection (hiredis
+    /// frees it itself after its connect-failure or disconnect callback, which clears this).
+    private var context: UnsafeMutablePointer<redisAsyncContext>?
+    /// One timer for command deadlines, the connect deadline and the reconnect delay; owned
+    /// by this connection, on `loop`.
+    private var timer: OpaquePointer?
+    private var phase = Phase.idle
+    /// Commands sent and not yet answered or timed out, oldest first. Every command has the
+    /// same timeout, so deadlines grow along the queue; hiredis answers in the same order.
+    private var waiting: [Waiting] = []
+    private var waitingHead = 0
+    /// Commands hiredis still holds a callback for (answered, or given up but not answered).
+    private var outstanding = 0
+    private var nextID = 1
+    private var backoff = RedisConnection.firstBackoff
+    /// Counts connection attempts, so a late name resolution for an abandoned one is ignored.
+    private var attempt = 0
+
+    private enum Phase {
+        case idle
+        case resolving(deadline: ContinuousClock.Instant)
+        /// Commands may be sent: hiredis queues them until the socket connects.
+        case connecting(deadline: ContinuousClock.Instant)
+        case ready
+        case retrying(at: ContinuousClock.Instant)
+        case closed
+    }
+
+    private struct Waiting {
+        let id: Int
+        let deadline: ContinuousClock.Instant
+        var completion: ((Result<RedisReply, RedisFailure>) -> Void)?
+    }
+
+    static let firstBackoff: Duration = .milliseconds(100)
+    static let maxBackoff: Duration = .seconds(5)
+    /// Commands hiredis may hold callbacks for; past it new ones fail as `unavailable`.
+    static let maxOutstanding = 10_000
+
+    init(loop: EventLoop, configuration: RedisConfiguration, health: RedisHealth, logger: Logger) {
+        self.loop = loop
+        self.configuration = configuration
+        self.health = health
+        self.logger = logger
+        // Unmanaged: passUnretained. The timer is freed in close(), which the owner calls
+        // before it lets this connection go, so the callback never sees a freed object.
+        timer = event_new(loop.base, -1, 0, redisTimerCallback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Connects in the background, and again whenever the connection is lost. Any thread.
+    func start() {
+        loop.execute { [self] in
+            guard case .idle = phase else { return }
+            connect()
+        }
+    }
+
+    /// Whether the connection is up (on the loop).
+    var isReady: Bool {
+        if case .ready = phase { return true }
+        return false
+    }
+
+    /// Sends one command (`["GET", key]`). On the loop thread; `completion` runs there,
+    /// exactly once: with the reply, `.timedOut` after ``RedisConfiguration/commandTimeout``,
+    /// `.connectionLost`, `.refused` for an error reply, or `.unavailable` at once when there
+    /// is no connection, the breaker is open, or too many commands wait.
+    func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
+        send(arguments, past: false, completion: completion)
+    }
+
+    /// `send`, with `pastBreaker` for the set-up commands of a new connection.
+    private func send(_ arguments: [[UInt8]], past pastBreaker: Bool, completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
+        precondition(loop.inLoop, "RedisConnection.send off its loop")
+        guard let context, outstanding < Self.maxOutstanding, pastBreaker || health.allows() else { return completion(.failure(.unavailable)) }
+        switch phase {
+        case .connecting, .ready: break
+        default: return completion(.failure(.unavailable))
+        }
+        let id = nextID
+        nextID += 1
+        guard Self.command(context, id: id, arguments) else { return completion(.failure(.unavailable)) }
+        outstanding += 1
+        let wasEmpty = waitingHead == waiting.count
+        waiting.append(Waiting(id: id, deadline: .now + configuration.commandTimeout, completion: completion))
+        if wasEmpty { arm() }
+    }
+
+    /// Hands `arguments` to hiredis with `id` as the callback's private data.
+    private static func command(_ context: UnsafeMutablePointer<redisAsyncContext>, id: Int, _ arguments: [[UInt8]]) -> Bool {
+        // hiredis copies the arguments into its output buffer before returning.
+        var lengths = arguments.map(\.count)
+        let joined: [UInt8] = Array(arguments.joined()) + [0]
+        return joined.withUnsafeBufferPointer { bytes -> Bool in
+            var pointers: [UnsafePointer<CChar>?] = []
+            pointers.reserveCapacity(arguments.count)
+            var offset = 0
+            let base = UnsafeRawPointer(bytes.baseAddress!)
+            for length in lengths {
+                pointers.append((base + offset).assumingMemoryBound(to: CChar.self))
+                offset += length
+            }
+            return pointers.withUnsafeMutableBufferPointer { argv in
+                lengths.withUnsafeMutableBufferPointer { argvlen in
+                    redisAsyncCommandArgv(
+                        context, redisReplyCallback, UnsafeMutableRawPointer(bitPattern: id), Int32(arguments.count), argv.baseAddress,
+                        argvlen.baseAddress) == REDIS_OK
+                }
+            }
+        }
+    }
+
+    // MARK: Connecting
+
+    /// Resolves the host off the loop, then connects to its first address.
+    private func connect() {
+        attempt += 1
+        let thisAttempt = attempt
+        let host = configuration.host
+        phase = .resolving(deadline: .now + configuration.connectTimeout)
+        arm()
+        DispatchQueue.global().async { [self] in
+            let address = Self.resolve(host)
+            loop.post { [self] in
+                guard thisAttempt == attempt, case .resolving = phase else { return }
+                guard let address else {
+                    logger.warning("redis host does not resolve", metadata: ["redis": "\(configuration)"])
+                    return retryLater()
+                }
+                open(address)
+            }
+        }
+    }
+
+    /// The first IPv4 or IPv6 address of `host` (an address stays as it is). Blocking: off
+    /// the loops only.
+    static func resolve(_ host: String) -> String? {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return nil }
+        defer { freeaddrinfo(list) }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        switch first.pointee.ai_family {
+        case AF_INET:
+            var address = first.pointee.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            guard inet_ntop(AF_INET, &address, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        case AF_INET6:
+            var address = first.pointee.ai_addr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+            guard inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        default:
+            return nil
+        }
+        return String(cString: buffer)
+    }
+
+    private func open(_ address: String) {
+        guard let made = redisAsyncConnect(address, Int32(configuration.port)) else { return retryLater() }
+        if made.pointee.err != 0 {
+            logger.warning("redis connect failed", metadata: ["redis": "\(configuration)", "error": "\(String(cString: made.pointee.errstr))"])
+            redisAsyncFree(made)
+            return retryLater()
+        }
+        // Unmanaged: passUnretained. The context is freed (by hiredis after a disconnect, or
+        // by close()) before this connection goes away.
+        made.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        guard redisLibeventAttach(made, loop.base) == REDIS_OK else {
+            redisAsyncFree(made)
+            return retryLater()
+        }
+        redisAsyncSetConnectCallback(made, redisConnectCallback)
+        redisAsyncSetDisconnectCallback(made, redisDisconnectCallback)
+        context = made
+        phase = .connecting(deadline: .now + configuration.connectTimeout)
+        arm()
+        // Queued before any other command, so they run first on the new connection.
+        if let password = configuration.password {
+            let arguments = [Array("AUTH".utf8)] + (configuration.username.map { [Array($0.utf8)] } ?? []) + [Array(password.utf8)]
+            setUp(arguments, what: "AUTH")
+        }
+        if configuration.database != 0 {
+            setUp([Array("SELECT".utf8), Array(String(configuration.database).utf8)], what: "SELECT")
+        }
+    }
+
+    /// Sends a set-up command; an error reply (a wrong password, a database that does not
+    /// exist) drops the connection, to be tried again later. Never logs the arguments.
+    private func setUp(_ arguments: [[UInt8]], what: String) {
+        send(arguments, past: true) { [self] result in
+            guard case .failure(.refused(let message)) = result else { return }
+            logger.error("redis refused \(what)", metadata: ["redis": "\(configuration)", "error": "\(message)"])
+            if let context { redisAsyncDisconnect(context) }
+        }
+    }
+
+    /// hiredis: the socket connected (`status` REDIS_OK) or could not (then the context is
+    /// freed by hiredis once this returns).
+    fileprivate func connected(_ from: UnsafePointer<redisAsyncContext>, status: Int32) {
+        guard let context, UnsafePointer(context) == from else { return }
+        guard status == REDIS_OK else {
+            self.context = nil
+            failAll(.connectionLost)
+            return retryLater()
+        }
+        phase = .ready
+        backoff = Self.firstBackoff
+        health.connectionUp()
+        logger.info("redis connected", metadata: ["redis": "\(configuration)"])
+        arm()
+    }
+
+    /// hiredis: the connection closed; the context is freed once this returns.
+    fileprivate func disconnected(_ from: UnsafePointer<redisAsyncContext>, status: Int32) {
+        guard let context, UnsafePointer(context) == from else { return }
+        self.context = nil
+        if case .ready = phase {
+            health.connectionDown()
+            logger.warning("redis connection lost", metadata: ["redis": "\(configuration)"])
+        }
+        failAll(.connectionLost)
+        retryLater()
+    }
+
+    private func retryLater() {
+        guard case .closed = phase else {
+            let jitter = Double.random(in: 0.8...1.2)
+            phase = .retrying(at: .now + backoff * jitter)
+            backoff = min(backoff * 2, Self.maxBackoff)
+            arm()
+            return
+        }
+    }
+
+    // MARK: Replies and deadlines
+
+    /// hiredis: the reply to command `id` (nil when the connection closed or is being freed).
+    fileprivate func replied(id: Int, reply: UnsafeMutablePointer<redisReply>?) {
+        outstanding -= 1
+        // Given up already (timed out, or failed with the whole queue): dropped.
+        guard waitingHead < waiting.count, waiting[waitingHead].id == id, let completion = waiting[waitingHead].completion else { return }
+        waiting[waitingHead].completion = nil
+        advanceHead()
+        guard let reply else {
+            health.recordFailure()
+            return completion(.failure(.connectionLost))
+        }
+        health.recordSuccess()
+        let value = Self.value(of: reply)
+        if case .error(let message) = value { return completion(.failure(.refused(message))) }
+        completion(.success(value))
+    }
+
+    /// A Swift copy of a hiredis reply (valid only inside its callback).
+    static func value(of reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+        let r = reply.pointee
+        func bytes() -> [UInt8] {
+            guard let str = r.str, r.len > 0 else { return [] }
+            return Array(UnsafeRawBufferPointer(start: str, count: r.len))
+        }
+        switch r.type {
+        case REDIS_REPLY_STRING: return .bytes(bytes())
+        case REDIS_REPLY_STATUS: return .status(String(decoding: bytes(), as: UTF8.self))
+        case REDIS_REPLY_ERROR: return .error(String(decoding: bytes(), as: UTF8.self))
+        case REDIS_REPLY_INTEGER: return .integer(Int64(r.integer))
+        case REDIS_REPLY_ARRAY:
+            guard let elements = r.element else { return .array([]) }
+            return .array((0..<r.elements).map { index in elements[index].map(value(of:)) ?? .null })
+        default: return .null
+        }
+    }
+
+    private func advanceHead() {
+        while waitingHead < waiting.count, waiting[waitingHead].completion == nil { waitingHead += 1 }
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 1024 {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+    }
+
+    /// Fails every waiting command (its late reply, if any, is dropped).
+    private func failAll(_ failure: RedisFailure) {
+        let given = waiting[waitingHead...].compactMap(\.completion)
+        waiting.removeAll(keepingCapacity: true)
+        waitingHead = 0
+        for completion in given {
+            health.recordFailure()
+            completion(.failure(failure))
+        }
+    }
+
+    /// The timer: commands past their deadline fail, a connection attempt past its deadline
+    /// is abandoned, a reconnect delay ends.
+    fileprivate func timerFired() {
+        let now = ContinuousClock.now
+        while waitingHead < waiting.count, waiting[waitingHead].deadline <= now {
+            let completion = waiting[waitingHead].completion
+            waiting[waitingHead].completion = nil
+            waitingHead += 1
+            if let completion {
+                health.recordFailure()
+                completion(.failure(.timedOut))
+            }
+        }
+        advanceHead()
+        switch phase {
+        case .resolving(let deadline) where deadline <= now:
+            logger.warning("redis host did not resolve in time", metadata: ["redis": "\(configuration)"])
+            retryLater()
+        case .connecting(let deadline) where deadline <= now:
+            logger.warning("redis did not connect in time", metadata: ["redis": "\(configuration)"])
+            abandonContext()
+            retryLater()
+        case .retrying(let at) where at <= now:
+            connect()
+        default:
+            arm()
+        }
+    }
+
+    /// Frees the context from outside hiredis' callbacks; its waiting commands fail.
+    private func abandonContext() {
+        guard let context else { return }
+        self.context = nil
+        if case .ready = phase { health.connectionDown() }
+        // Its callbacks run now, with no reply; they find nothing waiting.
+        failAll(.connectionLost)
+        redisAsyncFree(context)
+    }
+
+    /// Arms the timer for the earliest of: the oldest command's deadline, the connect
+    /// deadline, the reconnect time.
+    private func arm() {
+        guard let timer else { return }
+        var next: ContinuousClock.Instant?
+        if waitingHead < waiting.count { next = waiting[waitingHead].deadline }
+        switch phase {
+        case .resolving(let deadline), .connecting(let deadline): next = min(next ?? deadline, deadline)
+        case .retrying(let at): next = min(next ?? at, at)
+        default: break
+        }
+        guard let next else {
+            event_del(timer)
+            return
+        }
+        var tv = timeval(max(.zero, next - .now) + .microseconds(100))
+        event_add(timer, &tv)
+    }
+
+    /// Closes the connection for good: waiting commands fail, nothing reconnects. On the loop
+    /// thread, or after the loop ended.
+    func close() {
+        if case .closed = phase { return }
+        abandonContext()
+        phase = .closed
+        if let timer {
+            event_free(timer)
+            self.timer = nil
+        }
+    }
+}
+
+/// The connection whose context this is (unretained; see `RedisConnection.open`).
+private func owner(of context: UnsafePointer<redisAsyncContext>?) -> RedisConnection? {
+    guard let data = context?.pointee.data else { return nil }
+    return Unmanaged<RedisConnection>.fromOpaque(data).takeUnretainedValue()
+}
+
+/// hiredis' reply callback, on the loop thread. `privdata` is the command's id.
+private func redisReplyCallback(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?, _ privdata: UnsafeMutableRawPointer?) {
+    owner(of: context)?.replied(id: Int(bitPattern: privdata), reply: reply?.assumingMemoryBound(to: redisReply.self))
+}
+
+private func redisConnectCallback(_ context: UnsafePointer<redisAsyncContext>?, _ status: Int32) {
+    guard let context else { return }
+    owner(of: context)?.connected(context, status: status)
+}
+
+private func redisDisconnectCallback(_ context: UnsafePointer<redisAsyncContext>?, _ status: Int32) {
+    guard let context else { return }
+    owner(of: context)?.disconnected(context, status: status)
+}
+
+/// The connection's timer, on the loop thread (unretained; see `RedisConnection.init`).
+private func redisTimerCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<RedisConnection>.fromOpaque(context!).takeUnretainedValue().timerFired()
+}

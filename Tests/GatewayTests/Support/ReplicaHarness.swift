@@ -1,0 +1,81 @@
+import DemoOrigin
+import Foundation
+import GatewayModels
+import Logging
+import TestSupport
+@testable import Gateway
+
+/// Several gateways in front of one demo origin, sharing one real `redis-server`, all on
+/// 127.0.0.1: replicas as an operator runs them.
+final class ReplicaHarness: Sendable {
+    let redis: RedisTestServer
+    let origin: DemoOrigin
+    let originURL: URL
+    let generation: OriginGeneration
+    private let directory: String
+
+    /// One running gateway.
+    struct Replica: Sendable {
+        let server: GatewayServer
+        let routes: GatewayApplication.OriginRoutes
+        var port: Int { server.port }
+    }
+
+    private init(redis: RedisTestServer, origin: DemoOrigin, originURL: URL, generation: OriginGeneration) {
+        self.redis = redis
+        self.origin = origin
+        self.originURL = originURL
+        self.generation = generation
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("replicas-\(UUID().uuidString)").path
+    }
+
+    /// Starts Redis and the demo origin, runs `body`, stops both.
+    static func with(generation: OriginGeneration = .v1, redisPassword: String? = nil, _ body: (ReplicaHarness) async throws -> Void) async throws {
+        let redis = try RedisTestServer(password: redisPassword)
+        var demo = DemoOriginConfiguration()
+        demo.generation = generation
+        let origin = DemoOrigin(configuration: demo, logger: .quiet("replica-test"))
+        let url = try origin.start()
+        let harness = ReplicaHarness(redis: redis, origin: origin, originURL: url, generation: generation)
+        defer {
+            origin.shutdown()
+            redis.stop()
+            try? FileManager.default.removeItem(atPath: harness.directory)
+        }
+        try await body(harness)
+    }
+
+    /// The configuration every replica shares (each gets a cache directory of its own).
+    func configuration() -> GatewayConfiguration {
+        var configuration = GatewayConfiguration.testing(origin: originURL, threads: 2)
+        configuration.readPath.generation = generation
+        if generation != .v1 { configuration.originVendorIdentifier = DemoOriginConfiguration().vendors.first?.identifier }
+        configuration.images.cacheDirectory = directory + "/\(UUID().uuidString)"
+        configuration.images.signingKey = "replica-test-signing-key"
+        var redisConfiguration = try! RedisConfiguration(url: redis.url)
+        redisConfiguration.commandTimeout = .milliseconds(250)
+        configuration.redis = redisConfiguration
+        return configuration
+    }
+
+    /// Starts one more gateway.
+    func start(_ configure: (inout GatewayConfiguration) -> Void = { _ in }) throws -> Replica {
+        var configuration = configuration()
+        configure(&configuration)
+        let metrics = GatewayMetrics()
+        let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
+        let server = GatewayServer(configuration: configuration, router: routes.router, logger: .quiet("replica"), metrics: metrics)
+        try server.start()
+        return Replica(server: server, routes: routes)
+    }
+
+    /// Waits (up to `seconds`) until `condition` holds; returns whether it did.
+    func wait(seconds: Double = 5, until condition: () throws -> Bool) async throws -> Bool {
+        let end = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while ContinuousClock.now < end {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try condition()
+    }
+}

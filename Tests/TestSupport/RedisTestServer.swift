@@ -1,0 +1,102 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `redis-server` (Debian's, which `scripts/setup` installs) on a free loopback port,
+/// with nothing saved to disk, for one test. `redis-cli` talks to it.
+public final class RedisTestServer: @unchecked Sendable {
+    public let port: Int
+    public let password: String?
+    private var process: Process?
+
+    /// Starts a server; waits until it answers `PING`.
+    /// - Throws: when `redis-server` is missing or does not answer within 5 s (never skipped:
+    ///   the replica tests need it).
+    public init(password: String? = nil) throws {
+        port = try Self.freePort()
+        self.password = password
+        try start()
+    }
+
+    deinit { stop() }
+
+    public static let serverPath = "/usr/bin/redis-server"
+    public static let cliPath = "/usr/bin/redis-cli"
+
+    /// `redis://[:password@]127.0.0.1:port`.
+    public var url: String {
+        "redis://" + (password.map { ":\($0)@" } ?? "") + "127.0.0.1:\(port)"
+    }
+
+    /// Starts the server again on the same port (after `stop`).
+    public func start() throws {
+        guard process == nil else { return }
+        let made = Process()
+        made.executableURL = URL(fileURLWithPath: Self.serverPath)
+        made.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+            "--dir", FileManager.default.temporaryDirectory.path, "--loglevel", "warning"]
+            + (password.map { ["--requirepass", $0] } ?? [])
+        made.standardOutput = FileHandle.nullDevice
+        made.standardError = FileHandle.nullDevice
+        try made.run()
+        process = made
+        for _ in 0..<500 {
+            if (try? cli("PING")) == "PONG" { return }
+            usleep(10_000)
+        }
+        stop()
+        throw RedisTestError(description: "redis-server on port \(port) did not answer PING within 5 s")
+    }
+
+    /// Stops the server (SIGKILL: as a crash looks to clients) and waits for it to end.
+    public func stop() {
+        guard let process else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    /// Runs `redis-cli` with `arguments` against this server; its output, trimmed.
+    @discardableResult
+    public func cli(_ arguments: String...) throws -> String {
+        try cli(arguments)
+    }
+
+    public func cli(_ arguments: [String]) throws -> String {
+        let made = Process()
+        made.executableURL = URL(fileURLWithPath: Self.cliPath)
+        made.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "--no-auth-warning"] + (password.map { ["-a", $0] } ?? []) + arguments
+        let output = Pipe()
+        made.standardOutput = output
+        made.standardError = FileHandle.nullDevice
+        try made.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        made.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A port nothing listens on now (bound once and released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RedisTestError(description: "socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw RedisTestError(description: "bind failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+public struct RedisTestError: Error, CustomStringConvertible {
+    public let description: String
+}
