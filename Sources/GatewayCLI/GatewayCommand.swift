@@ -278,7 +278,8 @@ struct GatewayCommand: ParsableCommand {
                 }
             }
             let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
-            let server = GatewayServer(configuration: configuration, router: routes.router, logger: logger, metrics: metrics)
+            let server = GatewayServer(
+                configuration: configuration, router: routes.router, logger: logger, metrics: metrics, replicaListener: routes.replicaListener)
             try server.start()
             let signal = TerminationSignal.wait()
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])

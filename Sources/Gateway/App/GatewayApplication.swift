@@ -38,6 +38,8 @@ public enum GatewayApplication {
         public let reads: ProductReads
         public let writes: ProductWrites
         public let images: ImageReads
+        /// What the server subscribes for other replicas' writes; nil without `--redis-url`.
+        public let replicaListener: (any ReplicaListener)?
     }
 
     /// Everything a gateway in front of `configuration.origin` serves. The parts are returned
@@ -48,18 +50,30 @@ public enum GatewayApplication {
     ///   image cache directory cannot be created.
     public static func originRoutes(configuration: GatewayConfiguration, metrics: GatewayMetrics) throws -> OriginRoutes {
         let endpoint = try OriginEndpoint(url: configuration.origin ?? "")
-        let images = try ImageReads(
-            origin: endpoint, configuration: configuration.images, signer: try ImageSigner.make(for: configuration.images),
-            metrics: metrics)
+        if configuration.redis != nil, configuration.images.signingKey == nil {
+            throw ImageSigningKeyError(reason: "--redis-url needs --image-signing-key: every replica must sign image URLs with the same key")
+        }
+        let signer = try ImageSigner.make(for: configuration.images)
+        let images = try ImageReads(origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics)
+        let originName = "\(endpoint.scheme.rawValue)://\(endpoint.host):\(endpoint.port)\(endpoint.basePath)"
+        let client = configuration.originClient
+        let shared = configuration.redis.map { _ in
+            SharedPages(
+                prefix: ReplicaNamespace.pages(
+                    origin: originName, generation: configuration.readPath.generation,
+                    signingKey: Array(signer.token(for: "open-market-gateway:shared-pages").utf8), publicURL: configuration.images.publicURL),
+                staleIfError: configuration.readPath.cache.staleIfError, lockTime: client.connectTimeout + client.requestTimeout,
+                waitBound: client.connectTimeout + client.requestTimeout, metrics: metrics)
+        }
         let reads = ProductReads(
             endpoint: endpoint, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
-            imageURL: images.imageURL)
+            imageURL: images.imageURL, shared: shared)
         // A retry waits for the running create with its key as long as that can take.
         let waitBound = configuration.originClient.requestTimeout + .seconds(1)
         let idempotency: any IdempotencyLedger = configuration.redis == nil
             ? LocalIdempotency(waitBound: waitBound)
             : SharedIdempotency(
-                namespace: ReplicaNamespace.writes(origin: "\(endpoint.scheme.rawValue)://\(endpoint.host):\(endpoint.port)\(endpoint.basePath)", generation: configuration.readPath.generation),
+                namespace: ReplicaNamespace.writes(origin: originName, generation: configuration.readPath.generation),
                 waitBound: waitBound,
                 lease: configuration.originClient.connectTimeout + configuration.originClient.requestTimeout + .seconds(30))
         let writes = ProductWrites(
@@ -68,6 +82,6 @@ public enum GatewayApplication {
         let readiness = Readiness(endpoint: endpoint, generation: configuration.readPath.generation)
         return OriginRoutes(
             router: router(metrics: metrics, reads: reads, writes: writes, images: images, readiness: readiness), reads: reads,
-            writes: writes, images: images)
+            writes: writes, images: images, replicaListener: shared == nil ? nil : reads)
     }
 }

@@ -18,9 +18,18 @@ import Synchronization
 public final class ProductReads: Sendable {
     /// What a fetch for one key produced.
     enum Outcome: Sendable {
-        /// `hasNextPage` of a list page (false for a detail).
-        case page(CachedPage, hasNextPage: Bool)
-        case failure(GatewayError, originStatus: Int?)
+        /// `hasNextPage` of a list page (false for a detail); where the page came from.
+        case page(CachedPage, hasNextPage: Bool, tier: Tier)
+        /// `fallback`: a stale page of the shared tier, to serve if nothing better is at hand.
+        case failure(GatewayError, originStatus: Int?, fallback: CachedPage?)
+    }
+
+    /// Where a fetched page came from, for `Cache-Status`.
+    enum Tier: Sendable {
+        /// The shared tier (Redis) had it fresh.
+        case shared
+        /// The origin; `sharedConsulted` when the shared tier missed first (and stores it now).
+        case origin(sharedConsulted: Bool)
     }
 
     private enum Kind: Sendable {
@@ -68,13 +77,16 @@ public final class ProductReads: Sendable {
     static let maxPrefetches = 8
     /// How long a v1 origin page is reused to assemble contract pages.
     static let v1OriginPageMaxAge: Duration = .seconds(10)
+    /// The replicas' shared tier; nil without `--redis-url`.
+    let shared: SharedPages?
     /// The answer to `q` on an origin that cannot search.
     static let searchUnsupported = GatewayError(status: 501, detail: "Search is not supported by this origin.")
 
-    public init(
+    init(
         endpoint: OriginEndpoint, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics,
-        imageURL: @escaping ImageURLRewriter = identityImageURL
+        imageURL: @escaping ImageURLRewriter = identityImageURL, shared: SharedPages? = nil
     ) {
+        self.shared = shared
         self.endpoint = endpoint
         self.imageURL = imageURL
         self.configuration = configuration
@@ -83,7 +95,12 @@ public final class ProductReads: Sendable {
         cache = PageCache(configuration: configuration.cache)
         locales = LocaleMemo(configuration.locales)
         v1Pages = V1OriginPages(maxAge: min(configuration.listTimeToLive, Self.v1OriginPageMaxAge))
+        // Until the subscription to other replicas' writes works, L1 pages stay fresh briefly.
+        if shared != nil { cache.setFreshnessCap(Self.unlinkedFreshness) }
     }
+
+    /// How long an L1 page is fresh while this replica cannot hear other replicas' writes.
+    static let unlinkedFreshness: Duration = .seconds(1)
 
     /// Adds the two read routes to `router`.
     public func register(in router: inout Router) {
@@ -164,15 +181,20 @@ public final class ProductReads: Sendable {
         fetch(kind, key: key, locale: locale, request: request, context: context) { [self] outcome in
             let now = ContinuousClock.now
             switch outcome {
-            case .page(let page, let hasNextPage):
-                responder.send(answer(page, request, locale, status: CacheStatus.stored(fwd: fwd), now: now))
+            case .page(let page, let hasNextPage, let tier):
+                let status: String
+                switch tier {
+                case .shared: status = CacheStatus.sharedHit(ttl: Self.secondsLeft(page, now), fwd: fwd)
+                case .origin(let sharedConsulted): status = sharedConsulted ? CacheStatus.storedInBoth(fwd: fwd) : CacheStatus.stored(fwd: fwd)
+                }
+                responder.send(answer(page, request, locale, status: status, now: now))
                 if case .list(let query) = kind, hasNextPage {
                     var next = query
                     next.page += 1
                     prefetch(next, locale: locale, request: request, context: context)
                 }
-            case .failure(let error, let originStatus):
-                if let stale = cached?.page, error.status >= 500 {
+            case .failure(let error, let originStatus, let fallback):
+                if let stale = cached?.page ?? fallback, error.status >= 500 {
                     metrics.cacheEvent("stale_if_error", cache: "page")
                     responder.send(answer(stale, request, locale, status: CacheStatus.staleIfError(status: originStatus), now: now))
                 } else {
@@ -195,7 +217,8 @@ public final class ProductReads: Sendable {
     }
 
     /// Joins (or leads) the fetch for `key`; `completion` gets the outcome on whichever
-    /// thread finishes it.
+    /// thread finishes it. The leader asks the shared tier first when there is one (see
+    /// ``SharedPages``), then the origin.
     private func fetch(
         _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext,
         completion: @escaping @Sendable (Outcome) -> Void
@@ -203,8 +226,52 @@ public final class ProductReads: Sendable {
         let generation = cache.generation
         let fetchKey = FetchKey(key: key, generation: generation)
         guard coalescer.join(fetchKey, waiter: completion) else { return }
+        let finish: @Sendable (Outcome) -> Void = { [self] outcome in coalescer.finish(fetchKey, with: outcome) }
+        guard let shared, let redis = context.redis else {
+            return fetchFromOrigin(kind, key: key, locale: locale, request: request, context: context, generation: generation, completion: finish)
+        }
+        /// A page of the shared tier: into L1, and to every waiter.
+        let fromShared: @Sendable (SharedPageRecord.Entry) -> Void = { [self] entry in
+            storeCounting(entry.page, key, generation: generation)
+            finish(.page(entry.page, hasNextPage: entry.hasNextPage, tier: .shared))
+        }
+        shared.lookup(key, redis: redis) { [self] found in
+            switch found {
+            case .fresh(let entry):
+                fromShared(entry)
+            case .unavailable:
+                fetchFromOrigin(kind, key: key, locale: locale, request: request, context: context, generation: generation, completion: finish)
+            case .miss(let version, let stale):
+                let fetchAndShare: @Sendable () -> Void = { [self] in
+                    fetchFromOrigin(kind, key: key, locale: locale, request: request, context: context, generation: generation) { outcome in
+                        switch outcome {
+                        case .page(let page, let hasNextPage, _):
+                            redis.loop.execute { shared.store(page, hasNextPage: hasNextPage, key: key, version: version, redis: redis) }
+                            finish(.page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: true)))
+                        case .failure(let error, let originStatus, _):
+                            finish(.failure(error, originStatus: originStatus, fallback: stale?.page))
+                        }
+                    }
+                }
+                // One replica fetches; the others wait for its entry, then fetch themselves.
+                shared.lock(key, version: version, redis: redis) { mine in
+                    if mine { return fetchAndShare() }
+                    shared.waitForEntry(key, version: version, until: .now + shared.waitBound, redis: redis) { entry in
+                        if let entry { fromShared(entry) } else { fetchAndShare() }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fetches `key` from the origin, maps it, stores it in L1 (unless an invalidation came
+    /// since `generation`); `completion` gets the outcome on whichever thread finishes.
+    private func fetchFromOrigin(
+        _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext, generation: Int,
+        completion: @escaping @Sendable (Outcome) -> Void
+    ) {
         guard let origin = context.origin else {
-            coalescer.finish(fetchKey, with: .failure(.serviceUnavailable("No origin is configured."), originStatus: nil))
+            completion(.failure(.serviceUnavailable("No origin is configured."), originStatus: nil, fallback: nil))
             return
         }
         let target: String
@@ -222,10 +289,10 @@ public final class ProductReads: Sendable {
                 switch result {
                 case .success(let fetched):
                     DispatchQueue.global().async { [self] in
-                        coalescer.finish(fetchKey, with: store(.v1(fetched), kind: kind, key: key, locale: locale, context: context, generation: generation))
+                        completion(store(.v1(fetched), kind: kind, key: key, locale: locale, context: context, generation: generation))
                     }
                 case .failure(let failure):
-                    coalescer.finish(fetchKey, with: .failure(failure.error, originStatus: failure.originStatus))
+                    completion(.failure(failure.error, originStatus: failure.originStatus, fallback: nil))
                 }
             }
             return
@@ -238,20 +305,19 @@ public final class ProductReads: Sendable {
             case .success(let response) where response.status == 200:
                 // Mapping and compression are CPU work: off the loop.
                 DispatchQueue.global().async { [self] in
-                    coalescer.finish(
-                        fetchKey, with: store(.body(response.body), kind: kind, key: key, locale: locale, context: context, generation: generation))
+                    completion(store(.body(response.body), kind: kind, key: key, locale: locale, context: context, generation: generation))
                 }
             case .success(let response) where response.status == 404:
                 let page = CachedPage(
                     status: 404, contentType: "application/problem+json", identity: [], gzip: nil, storedAt: .now,
                     timeToLive: configuration.notFoundTimeToLive)
                 storeCounting(page, key, generation: generation)
-                coalescer.finish(fetchKey, with: .page(page, hasNextPage: false))
+                completion(.page(page, hasNextPage: false, tier: .origin(sharedConsulted: false)))
             case .success(let response):
                 let failure = Self.failure(originStatus: response.status)
-                coalescer.finish(fetchKey, with: .failure(failure.error, originStatus: failure.originStatus))
+                completion(.failure(failure.error, originStatus: failure.originStatus, fallback: nil))
             case .failure(let failure):
-                coalescer.finish(fetchKey, with: .failure(failure.gatewayError, originStatus: nil))
+                completion(.failure(failure.gatewayError, originStatus: nil, fallback: nil))
             }
         }
     }
@@ -359,14 +425,14 @@ public final class ProductReads: Sendable {
             }
         } catch {
             context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
-            return .failure(.badGateway("The origin's response could not be read."), originStatus: 200)
+            return .failure(.badGateway("The origin's response could not be read."), originStatus: 200, fallback: nil)
         }
         let gzip = identity.count >= compression.minimumBytes ? Gzip.compress(identity, level: compression.level) : nil
         let page = CachedPage(
             status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: storedAt, timeToLive: timeToLive,
             fields: [("Vary", PageResponse.vary), ("Content-Language", locale.identifier)])
         storeCounting(page, key, generation: generation)
-        return .page(page, hasNextPage: hasNextPage)
+        return .page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: false))
     }
 
     /// Fetches list page `query` in the background after a miss on the page before it, so
@@ -395,6 +461,17 @@ public final class ProductReads: Sendable {
         v1Pages.removeAll()
     }
 
+    /// ``invalidate(productID:)``, and with the shared tier, for every replica: the versions
+    /// of the lists and of the product move on in Redis and every replica is told. `done`
+    /// runs once Redis has done it or could not (then it is tried again in the background for
+    /// as long as a page may stay fresh). On the request's loop.
+    func invalidate(productID id: Int64?, context: RouteContext, then done: @escaping @Sendable () -> Void) {
+        invalidate(productID: id)
+        guard let shared, let redis = context.redis else { return done() }
+        let retryUntil = ContinuousClock.now + max(configuration.listTimeToLive, configuration.detailTimeToLive) + .seconds(5)
+        shared.invalidate(productID: id, redis: redis, retryingUntil: retryUntil) { done() }
+    }
+
     /// Stores `page` unless an invalidation happened since its fetch began (`generation`):
     /// then it may show the state before a write, and only the requests that waited for it
     /// get it.
@@ -413,5 +490,23 @@ public final class ProductReads: Sendable {
 
     private static func secondsLeft(_ page: CachedPage, _ now: ContinuousClock.Instant) -> Int {
         max(0, Int((page.timeToLive - (now - page.storedAt)).components.seconds))
+    }
+}
+
+extension ProductReads: ReplicaListener {
+    public var channel: String { shared?.channel ?? "" }
+
+    /// Another replica's write (or this one's, heard back): drop the L1 pages it made untrue.
+    public func replicaMessage(_ payload: [UInt8]) {
+        guard case .invalidate(let id)? = SharedPages.message(payload) else { return }
+        invalidate(productID: id)
+    }
+
+    /// Lost: writes may go unheard, so every L1 page goes, and new ones stay fresh only
+    /// briefly. Back: what was cached meanwhile goes too, and pages keep their times again.
+    public func replicaLink(up: Bool) {
+        cache.setFreshnessCap(up ? nil : Self.unlinkedFreshness)
+        cache.remove { _ in true }
+        v1Pages.removeAll()
     }
 }

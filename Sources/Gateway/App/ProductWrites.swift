@@ -116,7 +116,7 @@ public final class ProductWrites: Sendable {
             let vendor = identifier.value
             loop.execute { [self] in
                 guard let key = request.headers["Idempotency-Key"], request.method == .post else {
-                    return send(operation, request: request, origin: origin, identifier: vendor) { response, _ in responder.send(response) }
+                    return send(operation, request: request, context: context, origin: origin, identifier: vendor) { response, _ in responder.send(response) }
                 }
                 guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                     return responder.fail(GatewayError.invalidFields([
@@ -131,7 +131,7 @@ public final class ProductWrites: Sendable {
                     switch claim {
                     case .first(let ticket):
                         origin.loop.execute { [self] in
-                            send(operation, request: request, origin: origin, identifier: vendor) { [self] response, reachedOrigin in
+                            send(operation, request: request, context: context, origin: origin, identifier: vendor) { [self] response, reachedOrigin in
                                 // A request that never reached the origin created nothing: a retry
                                 // with the same key runs afresh.
                                 if reachedOrigin {
@@ -182,7 +182,7 @@ public final class ProductWrites: Sendable {
     /// turns the outcome into the client's response. On the loop thread; `completion` runs
     /// there, with whether a request that may change something may have reached the origin.
     private func send(
-        _ operation: Operation, request: GatewayRequest, origin: OriginClient, identifier: String?,
+        _ operation: Operation, request: GatewayRequest, context: RouteContext, origin: OriginClient, identifier: String?,
         completion: @escaping @Sendable (GatewayResponse, Bool) -> Void
     ) {
         let requestID = request.requestID
@@ -199,9 +199,9 @@ public final class ProductWrites: Sendable {
                         GatewayError.badGateway("The origin refused the delete address it gave (\(answer.status)).").response(requestID: requestID),
                         true)
                 }
-                completion(
+                answer(
                     response(for: result, operation: operation, productID: productID, locale: locale, requestID: requestID, redacting: redacted),
-                    Self.mayHaveReached(result))
+                    reached: Self.mayHaveReached(result), context: context, completion: completion)
             }
         }
         let fail: @Sendable (GatewayError, Bool) -> Void = { error, reached in completion(error.response(requestID: requestID), reached) }
@@ -260,9 +260,9 @@ public final class ProductWrites: Sendable {
             let ask = originRequest(.post, "/api/products/\(id)/\(action)", deletion.v2SecretBody(), identifier: identifier, requestID: requestID)
             origin.send(ask, to: endpoint) { [self] result in
                 guard case .success(let answer) = result, (200..<300).contains(answer.status) else {
-                    return completion(
+                    return self.answer(
                         response(for: result, operation: operation, productID: id, locale: locale, requestID: requestID, redacting: redacted),
-                        Self.mayHaveReached(result))
+                        reached: Self.mayHaveReached(result), context: context, completion: completion)
                 }
                 let target: String?
                 if generation == .v2 {
@@ -278,6 +278,34 @@ public final class ProductWrites: Sendable {
                 finalStep(originRequest(.delete, target, nil, identifier: identifier, requestID: requestID), id, true)
             }
         }
+    }
+
+    /// The client's answer, and whether (and for which product) the write may have changed
+    /// what cached pages show.
+    private struct WriteAnswer {
+        var response: GatewayResponse
+        var drops: PagesToDrop = .none
+
+        init(response: GatewayResponse, drops: PagesToDrop = .none) {
+            self.response = response
+            self.drops = drops
+        }
+    }
+
+    private enum PagesToDrop {
+        case none
+        /// Every list page and the product's details (nil: a new product).
+        case product(Int64?)
+    }
+
+    /// Answers once every replica's pages that the write made untrue are dropped (or that
+    /// could not be done now; see ``ProductReads/invalidate(productID:context:then:)``).
+    private func answer(
+        _ answer: WriteAnswer, reached: Bool, context: RouteContext, completion: @escaping @Sendable (GatewayResponse, Bool) -> Void
+    ) {
+        guard case .product(let id) = answer.drops else { return completion(answer.response, reached) }
+        let response = answer.response
+        reads.invalidate(productID: id, context: context) { completion(response, reached) }
     }
 
     /// Whether a request may have reached the origin (so a retry with the same
@@ -300,45 +328,43 @@ public final class ProductWrites: Sendable {
 
     /// The client's answer to the origin's: the product in the contract (201 with
     /// `Location` for a create), the origin's 4xx as ``OriginRefusal`` maps it, 502 for
-    /// anything else, and 504 when the outcome is unknown. Successful writes invalidate the
-    /// cache.
+    /// anything else, and 504 when the outcome is unknown. Successful writes (and unknown
+    /// outcomes) say which pages to drop.
     private func response(
         for result: Result<OriginResponse, OriginFailure>, operation: Operation, productID: Int64?, locale: ClientLocale,
         requestID: String, redacting redacted: [String] = []
-    ) -> GatewayResponse {
+    ) -> WriteAnswer {
         switch result {
         case .failure(let failure) where !Self.mayHaveReached(result):
             // Nothing was sent: nothing changed.
-            return failure.gatewayError.response(requestID: requestID)
+            return WriteAnswer(response: failure.gatewayError.response(requestID: requestID))
         case .failure(let failure):
             // Sent, and then no readable answer: the change may or may not have been made.
-            reads.invalidate(productID: productID)
-            return GatewayError.outcomeUnknown(failure).response(requestID: requestID)
+            return WriteAnswer(response: GatewayError.outcomeUnknown(failure).response(requestID: requestID), drops: .product(productID))
         case .success(let response) where (200..<300).contains(response.status):
             if response.body.isEmpty, case .delete = operation {
-                reads.invalidate(productID: productID)
-                return GatewayResponse(status: 204)
+                return WriteAnswer(response: GatewayResponse(status: 204), drops: .product(productID))
             }
             guard let detail = try? generation.mapDetail(bytes: response.body, locale: locale, imageURL: imageURL) else {
-                reads.invalidate(productID: productID)
-                return GatewayError.badGateway("The origin accepted the change, but its answer could not be read.").response(requestID: requestID)
+                return WriteAnswer(
+                    response: GatewayError.badGateway("The origin accepted the change, but its answer could not be read.").response(requestID: requestID),
+                    drops: .product(productID))
             }
-            reads.invalidate(productID: detail.summary.id)
             var answer = GatewayResponse.json(detail.jsonBytes(), status: 200)
             if case .create = operation {
                 answer.status = 201
                 answer.headers.set("Location", "/v1/products/\(detail.summary.id)")
             }
             answer.headers.set("Cache-Control", "no-store")
-            return answer
+            return WriteAnswer(response: answer, drops: .product(detail.summary.id))
         case .success(let response) where (400..<500).contains(response.status):
             let refusal = OriginRefusal(originStatus: response.status, body: response.body, redacting: redacted)
-            return GatewayError(
+            return WriteAnswer(response: GatewayError(
                 status: refusal.status, type: GatewayError.typePrefix + "origin-refused", title: HTTPStatus.reasonPhrase(refusal.status),
                 detail: refusal.detail
-            ).response(requestID: requestID)
+            ).response(requestID: requestID))
         case .success(let response):
-            return GatewayError.badGateway("The origin answered \(response.status).").response(requestID: requestID)
+            return WriteAnswer(response: GatewayError.badGateway("The origin answered \(response.status).").response(requestID: requestID))
         }
     }
 }

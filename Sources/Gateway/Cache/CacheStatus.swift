@@ -1,6 +1,14 @@
 /// RFC 9211 `Cache-Status` values, from the gateway's cache (named `open-market-gateway`).
 enum CacheStatus {
     static let name = "open-market-gateway"
+    /// The replicas' shared tier (Redis), a cache of its own; RFC 9211 lists it first, as the
+    /// cache nearer the origin.
+    static let sharedName = "open-market-gateway-shared"
+
+    /// Served from the shared tier (`ttl` seconds of freshness left) after this process missed.
+    static func sharedHit(ttl: Int, fwd: String) -> String { "\(sharedName); hit; ttl=\(ttl), \(stored(fwd: fwd))" }
+    /// Fetched from the origin after both tiers missed, and stored in both.
+    static func storedInBoth(fwd: String) -> String { "\(sharedName); fwd=miss; stored, \(stored(fwd: fwd))" }
 
     /// Served fresh from the cache; `ttl` seconds of freshness left.
     static func hit(ttl: Int) -> String { "\(name); hit; ttl=\(ttl)" }

@@ -14,8 +14,12 @@ public struct CachedPage: Sendable, Equatable {
     /// Strong validator of the gzip bytes: the identity tag with `-gzip` before the quote.
     public let gzipETag: String
     public let storedAt: ContinuousClock.Instant
-    /// How long it is fresh.
-    public let timeToLive: Duration
+    /// How long it is fresh (shortened for pages stored while replicas cannot tell this one
+    /// about writes; see `PageCache.freshnessCap`).
+    public internal(set) var timeToLive: Duration
+    /// The header fields given at `init` besides the content fields (the shared tier stores
+    /// them with the bodies).
+    public let fields: [Field]
     /// The heads a stored answer writes, made once here.
     public let heads: StoredHeads
 
@@ -38,8 +42,15 @@ public struct CachedPage: Sendable, Equatable {
         let gzipETag = String(etag.dropLast()) + "-gzip\""
         self.gzipETag = gzipETag
         heads = StoredHeads(status: status, contentType: contentType, etag: etag, gzipETag: gzip == nil ? nil : gzipETag, fields: fields)
+        self.fields = fields.map { Field(name: $0.0, value: $0.1) }
         etagBytes = Array(etag.utf8)
         gzipETagBytes = Array(gzipETag.utf8)
+    }
+
+    /// One header field of ``fields``.
+    public struct Field: Sendable, Equatable {
+        public let name: String
+        public let value: String
     }
 
     private let etagBytes: [UInt8]

@@ -36,6 +36,8 @@ public final class PageCache: Sendable {
         var store: LRUStore<PageCacheKey, CachedPage>
         /// Bumped by every ``remove(where:)``, under the same lock as the stores.
         var generation = 0
+        /// The longest a page stored now may be fresh, when set.
+        var freshnessCap: Duration?
     }
 
     public init(configuration: Configuration) {
@@ -70,8 +72,18 @@ public final class PageCache: Sendable {
     public func store(_ page: CachedPage, for key: PageCacheKey, ifGeneration generation: Int? = nil) -> Int? {
         state.withLock { state in
             if let generation, generation != state.generation { return nil }
-            return state.store.set(key, page, cost: page.cost)
+            guard let cap = state.freshnessCap, page.timeToLive > cap else { return state.store.set(key, page, cost: page.cost) }
+            var capped = page
+            capped.timeToLive = cap
+            return state.store.set(key, capped, cost: page.cost)
         }
+    }
+
+    /// From now on, pages are stored fresh for at most `cap` (nil: as long as they say). For
+    /// replicas: while this process cannot hear other replicas' writes, what it caches must
+    /// not stay fresh for long.
+    public func setFreshnessCap(_ cap: Duration?) {
+        state.withLock { $0.freshnessCap = cap }
     }
 
     /// Drops every entry whose key satisfies `shouldRemove` and starts a new generation;

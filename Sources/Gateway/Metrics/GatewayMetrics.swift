@@ -14,6 +14,7 @@ public final class GatewayMetrics: Sendable {
     private let cacheEvents: [CacheEvent: CoreMetrics.Counter]
     static let pageCacheEventNames = ["hit", "stale", "miss", "expired", "stale_if_error", "eviction", "prefetch"]
     static let imageCacheEventNames = ["hit", "miss", "eviction"]
+    static let sharedPageEventNames = ["hit", "hit_after_wait", "stale", "miss", "error"]
 
     private struct CacheEvent: Hashable {
         let cache: String
@@ -30,7 +31,10 @@ public final class GatewayMetrics: Sendable {
         ]
         self.factory = factory
         var events: [CacheEvent: CoreMetrics.Counter] = [:]
-        let kinds = [("page", Self.pageCacheEventNames), ("image_memory", Self.imageCacheEventNames), ("image_disk", Self.imageCacheEventNames)]
+        let kinds = [
+            ("page", Self.pageCacheEventNames), ("image_memory", Self.imageCacheEventNames), ("image_disk", Self.imageCacheEventNames),
+            ("page_shared", Self.sharedPageEventNames),
+        ]
         for (cache, names) in kinds {
             for event in names {
                 events[CacheEvent(cache: cache, event: event)] = CoreMetrics.Counter(
@@ -62,6 +66,17 @@ public final class GatewayMetrics: Sendable {
     func originRequest(outcome: String, duration: Duration) {
         counter("gateway_origin_requests_total", [("outcome", outcome)]).increment()
         timer("gateway_origin_request_duration_seconds").recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// How long one read of the shared page tier took (the Redis round trip).
+    func sharedTierLatency(_ duration: Duration) {
+        timer("gateway_shared_cache_read_duration_seconds").recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// Counts one Redis command that got no answer: `reason` is `timeout`, `connection_lost`,
+    /// `unavailable` or `refused`.
+    func redisFailure(_ reason: String) {
+        counter("gateway_redis_failures_total", [("reason", reason)]).increment()
     }
 
     /// The Prometheus text exposition (format 0.0.4) of every metric.

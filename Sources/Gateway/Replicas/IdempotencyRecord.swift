@@ -1,5 +1,3 @@
-import Crypto
-
 /// How `Idempotency-Key` records are named and written, in memory and in Redis. Pure:
 /// bytes in, bytes out.
 ///
@@ -34,28 +32,13 @@ public enum IdempotencyRecord {
 
     /// The key's scope: hex SHA-256 of the route, the credentials and the key.
     public static func scope(route: String, password: String, vendorIdentifier: String?, key: String) -> String {
-        digest([Array(route.utf8), Array(password.utf8), Array((vendorIdentifier ?? "").utf8), Array(key.utf8)])
+        ReplicaNamespace.digest([Array(route.utf8), Array(password.utf8), Array((vendorIdentifier ?? "").utf8), Array(key.utf8)])
     }
 
     /// The request's fingerprint: hex SHA-256 of its path, the vendor identifier it is sent
     /// with (a retry that corrects it is another request) and its body.
     public static func fingerprint(path: String, vendorIdentifier: String?, body: [UInt8]) -> String {
-        digest([Array(path.utf8), Array((vendorIdentifier ?? "").utf8), body])
-    }
-
-    /// Hex SHA-256 of the parts, each preceded by its length (so parts cannot run into each
-    /// other).
-    static func digest(_ parts: [[UInt8]]) -> String {
-        var hash = SHA256()
-        for part in parts {
-            var length = UInt64(part.count).bigEndian
-            withUnsafeBytes(of: &length) { hash.update(bufferPointer: $0) }
-            hash.update(data: part)
-        }
-        return hash.finalize().map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
-        }.joined()
+        ReplicaNamespace.digest([Array(path.utf8), Array((vendorIdentifier ?? "").utf8), body])
     }
 
     static let fingerprintLength = 64

@@ -15,7 +15,11 @@ public final class RedisHealth: Sendable {
     /// Nanoseconds on `clockBase`'s clock until which the breaker is open; 0 when closed.
     private let openUntil = Atomic<Int64>(0)
     private let connected = Atomic<Int>(0)
+    private let subscribed = Atomic<Bool>(false)
     private let clockBase = ContinuousClock.now
+    /// Names this server's connections in Redis (`CLIENT LIST` shows
+    /// `omg-commands-<instance>` and `omg-subscriber-<instance>`), random per server.
+    public let instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
 
     public init() {}
 
@@ -47,6 +51,11 @@ public final class RedisHealth: Sendable {
         // Half-open afterwards: the next failure opens it again.
         consecutiveFailures.store(Self.failureThreshold - 1, ordering: .relaxed)
     }
+
+    /// Whether the subscription to other replicas' writes works now.
+    public var isSubscribed: Bool { subscribed.load(ordering: .relaxed) }
+
+    func setSubscribed(_ value: Bool) { subscribed.store(value, ordering: .relaxed) }
 
     func connectionUp() { connected.add(1, ordering: .relaxed) }
     func connectionDown() { connected.subtract(1, ordering: .relaxed) }

@@ -19,8 +19,13 @@ public final class GatewayServer: Sendable {
 
     /// - Parameter metrics: where request metrics go; the router's `/metrics` route should
     ///   render the same instance.
-    public init(configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics = GatewayMetrics()) {
-        core = ServerCore(configuration: configuration, router: router, logger: logger, metrics: metrics)
+    /// - Parameter replicaListener: with `--redis-url`, what hears other replicas' writes
+    ///   (`GatewayApplication.OriginRoutes.replicaListener`); the first loop subscribes for it.
+    public init(
+        configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics = GatewayMetrics(),
+        replicaListener: (any ReplicaListener)? = nil
+    ) {
+        core = ServerCore(configuration: configuration, router: router, logger: logger, metrics: metrics, replicaListener: replicaListener)
     }
 
     /// The port the server listens on; meaningful after `start`.
@@ -30,6 +35,19 @@ public final class GatewayServer: Sendable {
     var loopKernelThreadIDs: [Int32] {
         state.withLock { $0.loops.map { $0.loop.kernelThreadID.load(ordering: .acquiring) } }
     }
+
+    /// With `--redis-url`: whether every connection to Redis is up (each loop's, and the
+    /// subscription's when the server has one).
+    var redisReady: Bool {
+        let expected = state.withLock { $0.loops.count + ($0.loops.first?.subscriber == nil ? 0 : 1) }
+        return core.configuration.redis != nil && core.redisHealth.connectedCount == expected
+    }
+
+    /// Whether the subscription to other replicas' writes works now.
+    var replicaLinked: Bool { core.redisHealth.isSubscribed }
+
+    /// Names this server's connections in Redis (`omg-commands-<instance>`).
+    var redisInstance: String { core.redisHealth.instance }
 
     /// Requests read but not answered yet.
     public var inFlight: Int { core.inFlight.load(ordering: .relaxed) }
@@ -69,8 +87,22 @@ public final class GatewayServer: Sendable {
             }
         }
         for serverLoop in loops { serverLoop.siblings = loops }
+        if let first = loops.first, let publisher = first.redis, let redis = configuration.redis, let listener = core.replicaListener {
+            first.subscriber = RedisConnection(
+                loop: first.loop, configuration: redis, health: core.redisHealth, logger: core.logger, metrics: core.metrics,
+                role: .subscriber(channel: listener.channel, publisher: publisher) { event in
+                    switch event {
+                    case .linked: listener.replicaLink(up: true)
+                    case .unlinked: listener.replicaLink(up: false)
+                    case .message(let payload): listener.replicaMessage(payload)
+                    }
+                })
+        }
         for serverLoop in loops { serverLoop.loop.start() }
-        for serverLoop in loops { serverLoop.redis?.start() }
+        for serverLoop in loops {
+            serverLoop.redis?.start()
+            serverLoop.subscriber?.start()
+        }
         let boundPort = port
         state.withLock { state in
             precondition(!state.started, "GatewayServer.start called twice")

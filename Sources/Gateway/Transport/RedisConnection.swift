@@ -16,6 +16,36 @@ public final class RedisConnection: @unchecked Sendable {
     let configuration: RedisConfiguration
     let health: RedisHealth
     private let logger: Logger
+    private let metrics: GatewayMetrics?
+    private let role: Role
+
+    /// What the connection is for.
+    enum Role {
+        /// Commands (`send`).
+        case commands
+        /// A subscription to `channel` (hiredis then takes no other command on it). Every
+        /// ``heartbeatInterval`` it publishes ``heartbeatMessage`` through `publisher` (a
+        /// command connection on the same loop); when nothing arrives for ``heartbeatTimeout``
+        /// the subscription counts as lost, and the connection is made again.
+        case subscriber(channel: String, publisher: RedisConnection, events: @Sendable (SubscriberEvent) -> Void)
+    }
+
+    /// What a subscriber connection reports, on its loop.
+    enum SubscriberEvent: Sendable {
+        /// Subscribed: from now on every message on the channel arrives.
+        case linked
+        /// The subscription ended (connection lost, heartbeat missed): messages may have been
+        /// lost, and will be until `linked` again.
+        case unlinked
+        case message([UInt8])
+    }
+
+    static let heartbeatMessage = "hb"
+    static let heartbeatInterval: Duration = .seconds(1)
+    static let heartbeatTimeout: Duration = .seconds(3)
+    /// Subscriber: when the subscription was confirmed or last heard from; nil while unlinked.
+    private var lastHeard: ContinuousClock.Instant?
+    private var nextBeat = ContinuousClock.now
 
     /// The hiredis context while connecting or connected; owned by this connection (hiredis
     /// frees it itself after its connect-failure or disconnect callback, which clears this).
@@ -56,11 +86,16 @@ public final class RedisConnection: @unchecked Sendable {
     /// Commands hiredis may hold callbacks for; past it new ones fail as `unavailable`.
     static let maxOutstanding = 10_000
 
-    init(loop: EventLoop, configuration: RedisConfiguration, health: RedisHealth, logger: Logger) {
+    init(
+        loop: EventLoop, configuration: RedisConfiguration, health: RedisHealth, logger: Logger, metrics: GatewayMetrics? = nil,
+        role: Role = .commands
+    ) {
         self.loop = loop
         self.configuration = configuration
         self.health = health
         self.logger = logger
+        self.metrics = metrics
+        self.role = role
         // Unmanaged: passUnretained. The timer is freed in close(), which the owner calls
         // before it lets this connection go, so the callback never sees a freed object.
         timer = event_new(loop.base, -1, 0, redisTimerCallback, Unmanaged.passUnretained(self).toOpaque())
@@ -107,12 +142,23 @@ public final class RedisConnection: @unchecked Sendable {
 
     /// Hands `arguments` to hiredis with `id` as the callback's private data.
     private static func command(_ context: UnsafeMutablePointer<redisAsyncContext>, id: Int, _ arguments: [[UInt8]]) -> Bool {
-        // hiredis copies the arguments into its output buffer before returning.
+        var arguments = arguments
+        return withArgv(&arguments) { argc, argv, argvlen in
+            redisAsyncCommandArgv(context, redisReplyCallback, UnsafeMutableRawPointer(bitPattern: id), argc, argv, argvlen)
+        } == REDIS_OK
+    }
+
+    /// Calls `body` with `arguments` as C's `argc`, `argv` and `argvlen` (valid only inside;
+    /// hiredis copies them into its output buffer before it returns).
+    private static func withArgv(
+        _ arguments: inout [[UInt8]],
+        _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Int32
+    ) -> Int32 {
         var lengths = arguments.map(\.count)
         let joined: [UInt8] = Array(arguments.joined()) + [0]
-        return joined.withUnsafeBufferPointer { bytes -> Bool in
+        return joined.withUnsafeBufferPointer { bytes -> Int32 in
             var pointers: [UnsafePointer<CChar>?] = []
-            pointers.reserveCapacity(arguments.count)
+            pointers.reserveCapacity(lengths.count)
             var offset = 0
             let base = UnsafeRawPointer(bytes.baseAddress!)
             for length in lengths {
@@ -121,9 +167,7 @@ public final class RedisConnection: @unchecked Sendable {
             }
             return pointers.withUnsafeMutableBufferPointer { argv in
                 lengths.withUnsafeMutableBufferPointer { argvlen in
-                    redisAsyncCommandArgv(
-                        context, redisReplyCallback, UnsafeMutableRawPointer(bitPattern: id), Int32(arguments.count), argv.baseAddress,
-                        argvlen.baseAddress) == REDIS_OK
+                    body(Int32(argvlen.count), argv.baseAddress, UnsafePointer(argvlen.baseAddress))
                 }
             }
         }
@@ -200,6 +244,43 @@ public final class RedisConnection: @unchecked Sendable {
         if configuration.database != 0 {
             setUp([Array("SELECT".utf8), Array(String(configuration.database).utf8)], what: "SELECT")
         }
+        let roleName = if case .subscriber = role { "subscriber" } else { "commands" }
+        setUp([Array("CLIENT".utf8), Array("SETNAME".utf8), Array("omg-\(roleName)-\(health.instance)".utf8)], what: "CLIENT SETNAME")
+        if case .subscriber(let channel, _, _) = role {
+            var arguments = [Array("SUBSCRIBE".utf8), Array(channel.utf8)]
+            _ = Self.withArgv(&arguments) { argc, argv, argvlen in
+                redisAsyncCommandArgv(made, redisSubscriptionCallback, nil, argc, argv, argvlen)
+            }
+        }
+    }
+
+    /// hiredis: a reply on the subscription (`subscribe` confirmed, or a `message`); nil
+    /// when the connection goes.
+    fileprivate func subscriptionReply(_ reply: UnsafeMutablePointer<redisReply>?) {
+        guard let reply, case .subscriber(_, _, let events) = role, case .array(let parts) = Self.value(of: reply), parts.count == 3 else {
+            return
+        }
+        switch parts[0].text {
+        case "subscribe":
+            lastHeard = .now
+            health.recordSuccess()
+            health.setSubscribed(true)
+            events(.linked)
+            arm()
+        case "message":
+            lastHeard = .now
+            if let payload = parts[2].bytes { events(.message(payload)) }
+        default:
+            break
+        }
+    }
+
+    /// The subscription is gone: tell the owner once.
+    private func unlink() {
+        guard lastHeard != nil, case .subscriber(_, _, let events) = role else { return }
+        lastHeard = nil
+        health.setSubscribed(false)
+        events(.unlinked)
     }
 
     /// Sends a set-up command; an error reply (a wrong password, a database that does not
@@ -237,6 +318,7 @@ public final class RedisConnection: @unchecked Sendable {
             logger.warning("redis connection lost", metadata: ["redis": "\(configuration)"])
         }
         failAll(.connectionLost)
+        unlink()
         retryLater()
     }
 
@@ -261,6 +343,7 @@ public final class RedisConnection: @unchecked Sendable {
         advanceHead()
         guard let reply else {
             health.recordFailure()
+            metrics?.redisFailure("connection_lost")
             return completion(.failure(.connectionLost))
         }
         health.recordSuccess()
@@ -306,6 +389,7 @@ public final class RedisConnection: @unchecked Sendable {
         waitingHead = 0
         for completion in given {
             health.recordFailure()
+            metrics?.redisFailure("connection_lost")
             completion(.failure(failure))
         }
     }
@@ -320,6 +404,7 @@ public final class RedisConnection: @unchecked Sendable {
             waitingHead += 1
             if let completion {
                 health.recordFailure()
+                metrics?.redisFailure("timeout")
                 completion(.failure(.timedOut))
             }
         }
@@ -334,6 +419,19 @@ public final class RedisConnection: @unchecked Sendable {
             retryLater()
         case .retrying(let at) where at <= now:
             connect()
+        case .ready:
+            if case .subscriber(let channel, let publisher, _) = role, let lastHeard {
+                if now - lastHeard > Self.heartbeatTimeout {
+                    logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"])
+                    abandonContext()
+                    return retryLater()
+                }
+                if now >= nextBeat {
+                    nextBeat = now + Self.heartbeatInterval
+                    publisher.send([Array("PUBLISH".utf8), Array(channel.utf8), Array(Self.heartbeatMessage.utf8)]) { _ in }
+                }
+            }
+            arm()
         default:
             arm()
         }
@@ -347,6 +445,7 @@ public final class RedisConnection: @unchecked Sendable {
         // Its callbacks run now, with no reply; they find nothing waiting.
         failAll(.connectionLost)
         redisAsyncFree(context)
+        unlink()
     }
 
     /// Arms the timer for the earliest of: the oldest command's deadline, the connect
@@ -358,6 +457,11 @@ public final class RedisConnection: @unchecked Sendable {
         switch phase {
         case .resolving(let deadline), .connecting(let deadline): next = min(next ?? deadline, deadline)
         case .retrying(let at): next = min(next ?? at, at)
+        case .ready:
+            if case .subscriber = role, let lastHeard {
+                let beat = min(nextBeat, lastHeard + Self.heartbeatTimeout)
+                next = min(next ?? beat, beat)
+            }
         default: break
         }
         guard let next else {
@@ -385,6 +489,11 @@ public final class RedisConnection: @unchecked Sendable {
 private func owner(of context: UnsafePointer<redisAsyncContext>?) -> RedisConnection? {
     guard let data = context?.pointee.data else { return nil }
     return Unmanaged<RedisConnection>.fromOpaque(data).takeUnretainedValue()
+}
+
+/// hiredis' callback for the subscription's replies and messages, on the loop thread.
+private func redisSubscriptionCallback(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) {
+    owner(of: context)?.subscriptionReply(reply?.assumingMemoryBound(to: redisReply.self))
 }
 
 /// hiredis' reply callback, on the loop thread. `privdata` is the command's id.

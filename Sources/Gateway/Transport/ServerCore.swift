@@ -20,8 +20,12 @@ final class ServerCore: Sendable {
     /// The request limits every loop's decoders enforce.
     let requestLimits: RequestLimits
 
-    init(configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics) {
+    /// Told about other replicas' writes, through the first loop's subscription.
+    let replicaListener: (any ReplicaListener)?
+
+    init(configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics, replicaListener: (any ReplicaListener)?) {
         self.configuration = configuration
+        self.replicaListener = replicaListener
         self.router = router
         self.logger = logger
         self.metrics = metrics

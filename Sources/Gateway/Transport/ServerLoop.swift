@@ -17,6 +17,8 @@ final class ServerLoop: @unchecked Sendable {
     let originClient: OriginClient?
     /// This loop's connection to the replicas' shared Redis, when one is configured.
     let redis: RedisConnection?
+    /// The first loop's subscription to other replicas' writes (set before the loops start).
+    var subscriber: RedisConnection?
     /// Accepts this loop's connections; nil once accepting stopped.
     private var listener: ConnectionListener?
     /// Every open connection, so drain and the connection cap can find idle ones.
@@ -37,7 +39,9 @@ final class ServerLoop: @unchecked Sendable {
         requestMetrics = RequestMetrics(metrics: core.metrics)
         originClient = core.configuration.origin == nil
             ? nil : OriginClient(loop: loop, configuration: core.configuration.originClient, tls: originTLS, metrics: core.metrics)
-        redis = core.configuration.redis.map { RedisConnection(loop: loop, configuration: $0, health: core.redisHealth, logger: core.logger) }
+        redis = core.configuration.redis.map {
+            RedisConnection(loop: loop, configuration: $0, health: core.redisHealth, logger: core.logger, metrics: core.metrics)
+        }
         head.reserveCapacity(4096)
         listener = try ConnectionListener(socket: socket, server: self)
     }
@@ -114,6 +118,7 @@ final class ServerLoop: @unchecked Sendable {
             connection.close()
         }
         originClient?.close()
+        subscriber?.close()
         redis?.close()
     }
 

@@ -20,6 +20,12 @@ import Yams
         _ = try document.locallyDereferenced()
     }
 
+    /// Shared caches name entries by `ContractVersion.current`: it must follow the document.
+    @Test func theContractVersionIsTheDocuments() throws {
+        let document = try YAMLDecoder().decode(OpenAPI.Document.self, from: Self.yaml)
+        #expect(document.info.version == ContractVersion.current)
+    }
+
     @Test func describesEveryClientEndpoint() throws {
         let document = try YAMLDecoder().decode(OpenAPI.Document.self, from: Self.yaml)
         let operations = Set(document.paths.flatMap { path, item in

@@ -64,7 +64,8 @@ final class ReplicaHarness: Sendable {
         configure(&configuration)
         let metrics = GatewayMetrics()
         let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
-        let server = GatewayServer(configuration: configuration, router: routes.router, logger: .quiet("replica"), metrics: metrics)
+        let server = GatewayServer(
+            configuration: configuration, router: routes.router, logger: .quiet("replica"), metrics: metrics, replicaListener: routes.replicaListener)
         try server.start()
         return Replica(server: server, routes: routes)
     }

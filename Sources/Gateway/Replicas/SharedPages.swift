@@ -1,0 +1,208 @@
+import GatewayModels
+
+/// The shared page tier (L2): contract pages in the replicas' Redis, asked after this
+/// process's page cache (L1) misses and before the origin.
+///
+/// Keys are versioned: every list page is stored under the current *lists version*, every
+/// detail under its product's version (`<prefix>v:lists`, `<prefix>v:p:<id>`, counters in
+/// Redis). A write increments them (``invalidate(productID:redis:completion:)``), so every
+/// replica's next read of that product or of any list misses at once; what was stored under
+/// an older version is never read again and expires. A page fetched while a write happened
+/// is stored under the version read before the fetch, where nobody looks. The same script
+/// publishes the write on ``channel`` so replicas drop their L1 pages too.
+///
+/// Concurrent misses for one key across replicas make one origin request: the first takes a
+/// short lock (`SET NX PX`); the others poll for its entry, with a bound, then go to the
+/// origin themselves. Everything fails open: a Redis error, a timeout or an open breaker is a
+/// miss (counted), never an error for the client.
+///
+/// Called on the loop that owns `redis`; completions run there.
+final class SharedPages: Sendable {
+    /// `omg:<16 hex digits>:`.
+    let prefix: String
+    /// Where writes are announced to every replica.
+    let channel: String
+    let staleIfError: Duration
+    /// How long the lock of one fetch lasts (the origin's connect and request timeouts).
+    let lockTime: Duration
+    /// How long a replica that did not get the lock waits for the entry.
+    let waitBound: Duration
+    static let pollInterval: Duration = .milliseconds(20)
+    let metrics: GatewayMetrics
+
+    init(prefix: String, staleIfError: Duration, lockTime: Duration, waitBound: Duration, metrics: GatewayMetrics) {
+        self.prefix = prefix
+        channel = prefix + "events"
+        self.staleIfError = staleIfError
+        self.lockTime = lockTime
+        self.waitBound = waitBound
+        self.metrics = metrics
+    }
+
+    /// What the shared tier has for a key.
+    enum Lookup: Sendable {
+        /// A fresh entry: serve it.
+        case fresh(SharedPageRecord.Entry)
+        /// No fresh entry. A page fetched now is stored under `version`; `stale` is an older
+        /// entry still inside the stale-if-error window, to serve if the origin fails.
+        case miss(version: String, stale: SharedPageRecord.Entry?)
+        /// Redis could not be asked: go to the origin, store nothing in the shared tier.
+        case unavailable
+    }
+
+    /// KEYS[1] the version counter; ARGV the entry key's prefix and suffix. Answers the version
+    /// and the entry stored under it (or nil).
+    static let readScript = """
+        local v = redis.call('GET', KEYS[1]) or '0'
+        return {v, redis.call('GET', ARGV[1] .. v .. ARGV[2])}
+        """
+    /// KEYS the version counters to increment; ARGV the channel and the message to publish.
+    static let invalidateScript = """
+        for _, key in ipairs(KEYS) do redis.call('INCR', key) end
+        redis.call('PUBLISH', ARGV[1], ARGV[2])
+        return 1
+        """
+
+    func lookup(_ key: PageCacheKey, redis: RedisConnection, completion: @escaping (Lookup) -> Void) {
+        let (prefixPart, suffixPart) = entryParts(key)
+        let started = ContinuousClock.now
+        redis.send([Array("EVAL".utf8), Array(Self.readScript.utf8), Array("1".utf8), Array(versionKey(key).utf8), prefixPart, suffixPart]) {
+            [self] result in
+            metrics.sharedTierLatency(ContinuousClock.now - started)
+            guard case .success(.array(let parts)) = result, parts.count == 2, let version = parts[0].text else {
+                metrics.cacheEvent("error", cache: Self.metricName)
+                return completion(.unavailable)
+            }
+            let now = ContinuousClock.now
+            guard let bytes = parts[1].bytes, let entry = SharedPageRecord.decode(bytes, now: now) else {
+                metrics.cacheEvent("miss", cache: Self.metricName)
+                return completion(.miss(version: version, stale: nil))
+            }
+            let age = now - entry.page.storedAt
+            if age < entry.page.timeToLive {
+                metrics.cacheEvent("hit", cache: Self.metricName)
+                return completion(.fresh(entry))
+            }
+            metrics.cacheEvent("stale", cache: Self.metricName)
+            completion(.miss(version: version, stale: age < entry.page.timeToLive + staleIfError ? entry : nil))
+        }
+    }
+
+    /// Takes the lock of one fetch of `key` under `version`; true when this replica should
+    /// fetch (it got the lock, or Redis could not say).
+    func lock(_ key: PageCacheKey, version: String, redis: RedisConnection, completion: @escaping (Bool) -> Void) {
+        redis.send([Array("SET".utf8), Array(lockKey(key, version: version).utf8), Array("1".utf8), Array("NX".utf8), Array("PX".utf8),
+            Self.milliseconds(lockTime)]) { result in
+            switch result {
+            case .success(.null): completion(false)
+            default: completion(true)
+            }
+        }
+    }
+
+    /// Polls for a fresh entry of `key` under `version` until `deadline`; nil when none came.
+    func waitForEntry(
+        _ key: PageCacheKey, version: String, until deadline: ContinuousClock.Instant, redis: RedisConnection,
+        completion: @escaping @Sendable (SharedPageRecord.Entry?) -> Void
+    ) {
+        redis.send([Array("GET".utf8), Array(entryKey(key, version: version).utf8)]) { [self] result in
+            let now = ContinuousClock.now
+            if case .success(let reply) = result, let bytes = reply.bytes, let entry = SharedPageRecord.decode(bytes, now: now),
+                now - entry.page.storedAt < entry.page.timeToLive
+            {
+                metrics.cacheEvent("hit_after_wait", cache: Self.metricName)
+                return completion(entry)
+            }
+            guard case .success = result, now + Self.pollInterval < deadline else { return completion(nil) }
+            redis.loop.schedule(after: Self.pollInterval) { [self] in
+                waitForEntry(key, version: version, until: deadline, redis: redis, completion: completion)
+            }
+        }
+    }
+
+    /// Stores `page` under `version` for its freshness plus the stale-if-error window, and
+    /// frees the fetch's lock. Failures are counted, not reported: the page is in L1 anyway.
+    func store(_ page: CachedPage, hasNextPage: Bool, key: PageCacheKey, version: String, redis: RedisConnection) {
+        let lifetime = page.timeToLive + staleIfError - (ContinuousClock.now - page.storedAt)
+        guard lifetime > .milliseconds(1) else { return }
+        let record = SharedPageRecord.encode(page, hasNextPage: hasNextPage)
+        redis.send([Array("SET".utf8), Array(entryKey(key, version: version).utf8), record, Array("PX".utf8), Self.milliseconds(lifetime)]) {
+            [self] result in
+            if case .failure = result { metrics.cacheEvent("error", cache: Self.metricName) }
+        }
+        redis.send([Array("DEL".utf8), Array(lockKey(key, version: version).utf8)]) { _ in }
+    }
+
+    /// ``invalidate(productID:redis:completion:)``; when Redis cannot do it now, tried again
+    /// every 500 ms until `deadline` (a page stored before the write must not stay fresh in the
+    /// shared tier). `firstTry` runs after the first attempt, whatever it gave.
+    func invalidate(productID id: Int64?, redis: RedisConnection, retryingUntil deadline: ContinuousClock.Instant, firstTry: @escaping @Sendable () -> Void) {
+        redis.loop.execute { [self] in
+            invalidate(productID: id, redis: redis) { [self] done in
+                firstTry()
+                guard !done else { return }
+                retryInvalidation(productID: id, redis: redis, until: deadline)
+            }
+        }
+    }
+
+    private func retryInvalidation(productID id: Int64?, redis: RedisConnection, until deadline: ContinuousClock.Instant) {
+        guard ContinuousClock.now < deadline else { return }
+        redis.loop.schedule(after: .milliseconds(500)) { [self] in
+            invalidate(productID: id, redis: redis) { [self] done in
+                if !done { retryInvalidation(productID: id, redis: redis, until: deadline) }
+            }
+        }
+    }
+
+    /// After a write to product `id` (nil: a new product): increments the lists version and
+    /// the product's, and tells every replica. `completion` gets whether Redis did it.
+    func invalidate(productID id: Int64?, redis: RedisConnection, completion: @escaping (Bool) -> Void) {
+        var keys = [Array((prefix + "v:lists").utf8)]
+        if let id { keys.append(Array((prefix + "v:p:\(id)").utf8)) }
+        let message = id.map { "p:\($0)" } ?? "lists"
+        redis.send([Array("EVAL".utf8), Array(Self.invalidateScript.utf8), Array(String(keys.count).utf8)] + keys
+            + [Array(channel.utf8), Array(message.utf8)]) { result in
+            if case .success = result { completion(true) } else { completion(false) }
+        }
+    }
+
+    /// What a message on ``channel`` asks of this replica's L1.
+    enum Message: Equatable {
+        /// Drop every list page and the details of this product (nil: a new product).
+        case invalidate(productID: Int64?)
+        /// A replica's heartbeat: the subscription works.
+        case heartbeat
+    }
+
+    static func message(_ payload: [UInt8]) -> Message? {
+        let text = String(decoding: payload, as: UTF8.self)
+        if text == "lists" { return .invalidate(productID: nil) }
+        if text == RedisConnection.heartbeatMessage { return .heartbeat }
+        if text.hasPrefix("p:"), let id = Int64(text.dropFirst(2)) { return .invalidate(productID: id) }
+        return nil
+    }
+
+    static let metricName = "page_shared"
+
+    private func versionKey(_ key: PageCacheKey) -> String {
+        key.route == .list ? prefix + "v:lists" : prefix + "v:p:\(key.number)"
+    }
+
+    /// The entry key is `<prefix>page:<version>:<digest of the key>`; these are the parts
+    /// around the version.
+    private func entryParts(_ key: PageCacheKey) -> ([UInt8], [UInt8]) {
+        (Array((prefix + "page:").utf8), Array((":" + ReplicaNamespace.digest([Array(key.description.utf8)]).prefix(32)).utf8))
+    }
+
+    func entryKey(_ key: PageCacheKey, version: String) -> String {
+        let (before, after) = entryParts(key)
+        return String(decoding: before, as: UTF8.self) + version + String(decoding: after, as: UTF8.self)
+    }
+
+    private func lockKey(_ key: PageCacheKey, version: String) -> String { entryKey(key, version: version) + ":lock" }
+
+    static func milliseconds(_ duration: Duration) -> [UInt8] {
+        Array(String(max(1, duration.milliseconds)).utf8)
+    }
+}

@@ -1,0 +1,162 @@
+import DemoOrigin
+import Foundation
+import Testing
+import TestSupport
+@testable import Gateway
+
+extension IntegrationTests {
+    /// The shared page tier and invalidation across replicas, with a real `redis-server`.
+    @Suite struct ReplicaPages {
+        static func get(_ port: Int, _ target: String) throws -> RawHTTPClient.Response {
+            try RawHTTPClient(port: port).request("GET", target)
+        }
+
+        static func price(_ response: RawHTTPClient.Response) throws -> String? {
+            (try response.json()["display"] as? [String: Any])?["price"] as? String
+        }
+
+        /// Page 1 and a detail through A, then through B: one origin request each, B's answers
+        /// from the shared tier with the same ETag and bytes.
+        @Test func aPageFetchedThroughOneReplicaServesTheOthers() async throws {
+            try await ReplicaHarness.with { harness in
+                let a = try harness.start()
+                let b = try harness.start()
+                #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
+                let (listA, listB, detailA, detailB) = try await offPool {
+                    (try Self.get(a.port, "/v1/products?page=1"), try Self.get(b.port, "/v1/products?page=1"),
+                     try Self.get(a.port, "/v1/products/3"), try Self.get(b.port, "/v1/products/3"))
+                }
+                #expect(listA.status == 200)
+                #expect(listA.header("Cache-Status") == "open-market-gateway-shared; fwd=miss; stored, open-market-gateway; fwd=miss; stored")
+                #expect(listB.header("Cache-Status")?.hasPrefix("open-market-gateway-shared; hit; ttl=") == true)
+                #expect(listB.header("Cache-Status")?.hasSuffix(", open-market-gateway; fwd=miss; stored") == true)
+                #expect(listB.header("ETag") == listA.header("ETag"))
+                #expect(listB.body == listA.body)
+                #expect(detailB.header("ETag") == detailA.header("ETag"))
+                #expect(detailB.body == detailA.body)
+                #expect(harness.origin.counts.count("GET", "/items/1") == 1)
+                #expect(harness.origin.counts.count("GET", "/item/3") == 1)
+                // B now has it in its own cache.
+                let again = try await offPool { try Self.get(b.port, "/v1/products/3") }
+                #expect(again.header("Cache-Status")?.hasPrefix("open-market-gateway; hit; ttl=") == true)
+                let metrics = String(decoding: b.routes.reads.metrics.render(), as: UTF8.self)
+                #expect(metrics.contains(#"gateway_cache_events_total{cache="page_shared",event="hit"} 2"#))
+                a.server.shutdown()
+                b.server.shutdown()
+            }
+        }
+
+        /// A and B miss the same product at the same moment: one origin request.
+        @Test func concurrentMissesAcrossReplicasMakeOneOriginRequest() async throws {
+            try await ReplicaHarness.with { harness in
+                harness.origin.setFaults(DemoFaults(latencyMs: 300))
+                let a = try harness.start()
+                let b = try harness.start()
+                #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
+                let answers = try await offPool {
+                    let group = DispatchGroup()
+                    nonisolated(unsafe) var answers: [RawHTTPClient.Response?] = [nil, nil]
+                    for (index, port) in [a.port, b.port].enumerated() {
+                        group.enter()
+                        Thread.detachNewThread {
+                            answers[index] = try? Self.get(port, "/v1/products/5")
+                            group.leave()
+                        }
+                    }
+                    group.wait()
+                    return answers
+                }
+                #expect(answers.map { $0?.status } == [200, 200])
+                #expect(answers[0]?.header("ETag") == answers[1]?.header("ETag"))
+                #expect(harness.origin.counts.count("GET", "/item/5") == 1)
+                a.server.shutdown()
+                b.server.shutdown()
+            }
+        }
+
+        /// A PATCH through A: B and C, which had the product and page 1 in their own caches,
+        /// show the new price within a second.
+        @Test func aWriteThroughOneReplicaReachesEveryReplica() async throws {
+            try await ReplicaHarness.with { harness in
+                let a = try harness.start()
+                let b = try harness.start()
+                let c = try harness.start()
+                #expect(try await harness.wait { [a, b, c].allSatisfy { $0.server.redisReady && $0.server.replicaLinked } })
+                let before = try await offPool {
+                    try [b, c].map { try Self.price(Self.get($0.port, "/v1/products/3")) }
+                }
+                #expect(before == ["KRW 890,000", "KRW 890,000"])
+                let patched = try await offPool {
+                    try RawHTTPClient(port: a.port).request(
+                        "PATCH", "/v1/products/3", headers: ["Content-Type: application/json"],
+                        body: Array(#"{"price":990000,"discountedPrice":99000,"password":"password"}"#.utf8))
+                }
+                #expect(patched.status == 200)
+                var seen: [String?] = []
+                let everywhere = try await harness.wait(seconds: 1) {
+                    seen = try [b, c].map { try Self.price(Self.get($0.port, "/v1/products/3")) }
+                    return seen == ["KRW 990,000", "KRW 990,000"]
+                }
+                #expect(everywhere, "B and C showed \(seen)")
+                #expect(harness.origin.counts.count("PATCH", "/item/3") == 1)
+                for replica in [a, b, c] { replica.server.shutdown() }
+            }
+        }
+
+        /// B's subscription is cut (`CLIENT KILL`) and A writes before B is subscribed again:
+        /// B missed the message, yet does not serve the page it had.
+        @Test func aReplicaThatLostItsSubscriptionStopsTrustingItsPages() async throws {
+            try await ReplicaHarness.with { harness in
+                let a = try harness.start()
+                let b = try harness.start()
+                #expect(try await harness.wait { [a, b].allSatisfy { $0.server.redisReady && $0.server.replicaLinked } })
+                let before = try await offPool { try Self.price(Self.get(b.port, "/v1/products/3")) }
+                #expect(before == "KRW 890,000")
+                let clients = try harness.redis.cli("CLIENT", "LIST", "TYPE", "pubsub")
+                let name = "omg-subscriber-\(b.server.redisInstance)"
+                let id = try #require(clients.split(separator: "\n").first { $0.contains("name=\(name)") }?
+                    .split(separator: " ").first { $0.hasPrefix("id=") }?.dropFirst(3))
+                #expect(try harness.redis.cli("CLIENT", "KILL", "ID", String(id)) == "1")
+                let patched = try await offPool {
+                    try RawHTTPClient(port: a.port).request(
+                        "PATCH", "/v1/products/3", headers: ["Content-Type: application/json"],
+                        body: Array(#"{"price":990000,"discountedPrice":99000,"password":"password"}"#.utf8))
+                }
+                #expect(patched.status == 200)
+                let after = try await offPool { try Self.price(Self.get(b.port, "/v1/products/3")) }
+                #expect(after == "KRW 990,000")
+                // And B subscribes again by itself.
+                #expect(try await harness.wait { b.server.replicaLinked })
+                a.server.shutdown()
+                b.server.shutdown()
+            }
+        }
+
+        /// Redis stopped: reads answer from the origin within their deadline; Redis started
+        /// again: the shared tier serves again, without restarting the gateway.
+        @Test func readsFailOpenWhileRedisIsDown() async throws {
+            try await ReplicaHarness.with { harness in
+                let a = try harness.start()
+                let b = try harness.start()
+                #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
+                harness.redis.stop()
+                let started = ContinuousClock.now
+                let (first, second) = try await offPool { (try Self.get(a.port, "/v1/products/7"), try Self.get(b.port, "/v1/products/7")) }
+                // Redis refuses connections: no read waits for it.
+                #expect(ContinuousClock.now - started < .seconds(3))
+                #expect(first.status == 200)
+                #expect(second.status == 200)
+                #expect(first.header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
+                #expect(harness.origin.counts.count("GET", "/item/7") == 2)
+                try harness.redis.start()
+                #expect(try await harness.wait(seconds: 10) { a.server.redisReady && b.server.redisReady })
+                let (shared, fromShared) = try await offPool { (try Self.get(a.port, "/v1/products/8"), try Self.get(b.port, "/v1/products/8")) }
+                #expect(shared.header("Cache-Status") == "open-market-gateway-shared; fwd=miss; stored, open-market-gateway; fwd=miss; stored")
+                #expect(fromShared.header("Cache-Status")?.hasPrefix("open-market-gateway-shared; hit") == true)
+                #expect(harness.origin.counts.count("GET", "/item/8") == 1)
+                a.server.shutdown()
+                b.server.shutdown()
+            }
+        }
+    }
+}
