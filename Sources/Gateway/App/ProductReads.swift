@@ -246,9 +246,13 @@ public final class ProductReads: Sendable {
                     fetchFromOrigin(kind, key: key, locale: locale, request: request, context: context, generation: generation) { outcome in
                         switch outcome {
                         case .page(let page, let hasNextPage, _):
-                            redis.loop.execute { shared.store(page, hasNextPage: hasNextPage, key: key, version: version, redis: redis) }
+                            redis.loop.execute {
+                                shared.store(page, hasNextPage: hasNextPage, key: key, version: version, redis: redis)
+                                shared.unlock(key, version: version, redis: redis)
+                            }
                             finish(.page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: true)))
                         case .failure(let error, let originStatus, _):
+                            redis.loop.execute { shared.unlock(key, version: version, redis: redis) }
                             finish(.failure(error, originStatus: originStatus, fallback: stale?.page))
                         }
                     }

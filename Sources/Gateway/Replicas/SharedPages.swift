@@ -100,28 +100,35 @@ final class SharedPages: Sendable {
         }
     }
 
-    /// Polls for a fresh entry of `key` under `version` until `deadline`; nil when none came.
+    /// KEYS the entry and its lock. Answers the entry (or nil) and whether the lock is held.
+    static let pollScript = """
+        return {redis.call('GET', KEYS[1]), redis.call('EXISTS', KEYS[2])}
+        """
+
+    /// Polls for a fresh entry of `key` under `version` until `deadline`, or until the lock
+    /// is gone without an entry (the fetching replica failed); nil when none came.
     func waitForEntry(
         _ key: PageCacheKey, version: String, until deadline: ContinuousClock.Instant, redis: RedisConnection,
         completion: @escaping @Sendable (SharedPageRecord.Entry?) -> Void
     ) {
-        redis.send([Array("GET".utf8), Array(entryKey(key, version: version).utf8)]) { [self] result in
+        let entryKey = entryKey(key, version: version)
+        redis.send([Array("EVAL".utf8), Array(Self.pollScript.utf8), Array("2".utf8), Array(entryKey.utf8), Array((entryKey + ":lock").utf8)]) {
+            [self] result in
             let now = ContinuousClock.now
-            if case .success(let reply) = result, let bytes = reply.bytes, let entry = SharedPageRecord.decode(bytes, now: now),
-                now - entry.page.storedAt < entry.page.timeToLive
-            {
+            guard case .success(.array(let parts)) = result, parts.count == 2 else { return completion(nil) }
+            if let bytes = parts[0].bytes, let entry = SharedPageRecord.decode(bytes, now: now), now - entry.page.storedAt < entry.page.timeToLive {
                 metrics.cacheEvent("hit_after_wait", cache: Self.metricName)
                 return completion(entry)
             }
-            guard case .success = result, now + Self.pollInterval < deadline else { return completion(nil) }
+            guard parts[1] == .integer(1), now + Self.pollInterval < deadline else { return completion(nil) }
             redis.loop.schedule(after: Self.pollInterval) { [self] in
                 waitForEntry(key, version: version, until: deadline, redis: redis, completion: completion)
             }
         }
     }
 
-    /// Stores `page` under `version` for its freshness plus the stale-if-error window, and
-    /// frees the fetch's lock. Failures are counted, not reported: the page is in L1 anyway.
+    /// Stores `page` under `version` for its freshness plus the stale-if-error window.
+    /// Failures are counted, not reported: the page is in L1 anyway.
     func store(_ page: CachedPage, hasNextPage: Bool, key: PageCacheKey, version: String, redis: RedisConnection) {
         let lifetime = page.timeToLive + staleIfError - (ContinuousClock.now - page.storedAt)
         guard lifetime > .milliseconds(1) else { return }
@@ -130,6 +137,12 @@ final class SharedPages: Sendable {
             [self] result in
             if case .failure = result { metrics.cacheEvent("error", cache: Self.metricName) }
         }
+    }
+
+    /// Frees the lock of a fetch that ended, stored or not, so replicas waiting for it stop
+    /// waiting. (A lock that ran out and was taken by another replica may be freed too: that
+    /// costs one more origin request, never a wrong page.)
+    func unlock(_ key: PageCacheKey, version: String, redis: RedisConnection) {
         redis.send([Array("DEL".utf8), Array(lockKey(key, version: version).utf8)]) { _ in }
     }
 

@@ -74,6 +74,37 @@ extension IntegrationTests {
             }
         }
 
+        /// The replica that took the fetch fails: the one waiting for its entry stops waiting
+        /// when the lock goes, and asks the origin itself, long before the lock would run out.
+        @Test func aFailedFetchFreesTheReplicasWaitingForIt() async throws {
+            try await ReplicaHarness.with { harness in
+                harness.origin.setFaults(DemoFaults(latencyMs: 300, errorRate: 1))
+                let a = try harness.start()
+                let b = try harness.start()
+                #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
+                let started = ContinuousClock.now
+                let statuses = try await offPool {
+                    let group = DispatchGroup()
+                    nonisolated(unsafe) var statuses: [Int?] = [nil, nil]
+                    for (index, port) in [a.port, b.port].enumerated() {
+                        group.enter()
+                        Thread.detachNewThread {
+                            statuses[index] = try? Self.get(port, "/v1/products/9").status
+                            group.leave()
+                        }
+                    }
+                    group.wait()
+                    return statuses
+                }
+                #expect(statuses == [502, 502])
+                // The lock lasts the origin's connect and request timeouts (7 s here).
+                #expect(ContinuousClock.now - started < .seconds(3))
+                #expect(harness.origin.counts.count("GET", "/item/9") == 2)
+                a.server.shutdown()
+                b.server.shutdown()
+            }
+        }
+
         /// A PATCH through A: B and C, which had the product and page 1 in their own caches,
         /// show the new price within a second.
         @Test func aWriteThroughOneReplicaReachesEveryReplica() async throws {
