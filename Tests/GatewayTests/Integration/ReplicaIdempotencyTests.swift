@@ -31,19 +31,9 @@ extension IntegrationTests {
                 harness.origin.setFaults(DemoFaults(latencyMs: 300))
                 let a = try harness.start()
                 let b = try harness.start()
-                let (first, second) = try await offPool {
-                    let group = DispatchGroup()
-                    nonisolated(unsafe) var answers: [RawHTTPClient.Response?] = [nil, nil]
-                    for (index, port) in [a.port, b.port].enumerated() {
-                        group.enter()
-                        Thread.detachNewThread {
-                            answers[index] = try? Self.create(port, key: "order-77")
-                            group.leave()
-                        }
-                    }
-                    group.wait()
-                    return (answers[0], answers[1])
-                }
+                let ports = [a.port, b.port]
+                let answers = try await offPool { atOnce(2) { try Self.create(ports[$0], key: "order-77") } }
+                let (first, second) = (answers[0], answers[1])
                 let one = try #require(first)
                 let two = try #require(second)
                 #expect(one.status == 201)

@@ -53,19 +53,8 @@ extension IntegrationTests {
                 let a = try harness.start()
                 let b = try harness.start()
                 #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
-                let answers = try await offPool {
-                    let group = DispatchGroup()
-                    nonisolated(unsafe) var answers: [RawHTTPClient.Response?] = [nil, nil]
-                    for (index, port) in [a.port, b.port].enumerated() {
-                        group.enter()
-                        Thread.detachNewThread {
-                            answers[index] = try? Self.get(port, "/v1/products/5")
-                            group.leave()
-                        }
-                    }
-                    group.wait()
-                    return answers
-                }
+                let ports = [a.port, b.port]
+                let answers = try await offPool { atOnce(2) { try Self.get(ports[$0], "/v1/products/5") } }
                 #expect(answers.map { $0?.status } == [200, 200])
                 #expect(answers[0]?.header("ETag") == answers[1]?.header("ETag"))
                 #expect(harness.origin.counts.count("GET", "/item/5") == 1)
@@ -83,19 +72,8 @@ extension IntegrationTests {
                 let b = try harness.start()
                 #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
                 let started = ContinuousClock.now
-                let statuses = try await offPool {
-                    let group = DispatchGroup()
-                    nonisolated(unsafe) var statuses: [Int?] = [nil, nil]
-                    for (index, port) in [a.port, b.port].enumerated() {
-                        group.enter()
-                        Thread.detachNewThread {
-                            statuses[index] = try? Self.get(port, "/v1/products/9").status
-                            group.leave()
-                        }
-                    }
-                    group.wait()
-                    return statuses
-                }
+                let ports = [a.port, b.port]
+                let statuses = try await offPool { atOnce(2) { try Self.get(ports[$0], "/v1/products/9").status } }
                 #expect(statuses == [502, 502])
                 // The lock lasts the origin's connect and request timeouts (7 s here).
                 #expect(ContinuousClock.now - started < .seconds(3))
