@@ -93,17 +93,25 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v
 compare() {
     local label=$1 gateway_url=$2 nginx_url=$3
     shift 3
+    compare_named "$label" gateway "$gateway_url" nginx "$nginx_url" "$@"
+}
+
+# Alternates rounds of two named servers and prints the medians and the ratio first/second.
+# $1 label, $2 first name, $3 its URL, $4 second name, $5 its URL, then wrk arguments for both.
+compare_named() {
+    local label=$1 name_a=$2 url_a=$3 name_b=$4 url_b=$5
+    shift 5
     : >"$WORK/g.txt"
     : >"$WORK/n.txt"
     for _ in $(seq "$ROUNDS"); do
-        measure "$gateway_url" "$@" >>"$WORK/g.txt"
-        measure "$nginx_url" "$@" >>"$WORK/n.txt"
+        measure "$url_a" "$@" >>"$WORK/g.txt"
+        measure "$url_b" "$@" >>"$WORK/n.txt"
     done
-    local g n
-    g=$(cut -d' ' -f1 "$WORK/g.txt" | median)
-    n=$(cut -d' ' -f1 "$WORK/n.txt" | median)
+    local a b
+    a=$(cut -d' ' -f1 "$WORK/g.txt" | median)
+    b=$(cut -d' ' -f1 "$WORK/n.txt" | median)
     echo "$label"
-    echo "    gateway: median $g req/s; p50/p99 per round: $(awk '{printf "%s/%s ", $2, $3}' "$WORK/g.txt")"
-    echo "    nginx:   median $n req/s; p50/p99 per round: $(awk '{printf "%s/%s ", $2, $3}' "$WORK/n.txt")"
-    awk -v g="$g" -v n="$n" 'BEGIN {printf "    ratio gateway/nginx: %.2f\n", g/n}'
+    printf '    %-8s median %s req/s; p50/p99 per round: %s\n' "$name_a:" "$a" "$(awk '{printf "%s/%s ", $2, $3}' "$WORK/g.txt")"
+    printf '    %-8s median %s req/s; p50/p99 per round: %s\n' "$name_b:" "$b" "$(awk '{printf "%s/%s ", $2, $3}' "$WORK/n.txt")"
+    awk -v a="$a" -v b="$b" -v na="$name_a" -v nb="$name_b" 'BEGIN {printf "    ratio %s/%s: %.2f\n", na, nb, a/b}'
 }

@@ -32,24 +32,11 @@ start() {
     wait_for "http://127.0.0.1:$port/healthz"
 }
 
-# pair LABEL LABEL_A URL_A LABEL_B URL_B: alternating rounds, medians, ratio A/B.
+# pair LABEL NAME_A URL_A NAME_B URL_B: both warmed once, then compare_named (lib.sh).
 pair() {
-    local label=$1 name_a=$2 url_a=$3 name_b=$4 url_b=$5
-    : >"$WORK/a.txt"
-    : >"$WORK/b.txt"
-    curl -fs -o /dev/null "$url_a"
-    curl -fs -o /dev/null "$url_b"
-    for _ in $(seq "$ROUNDS"); do
-        measure "$url_a" >>"$WORK/a.txt"
-        measure "$url_b" >>"$WORK/b.txt"
-    done
-    local a b
-    a=$(cut -d' ' -f1 "$WORK/a.txt" | median)
-    b=$(cut -d' ' -f1 "$WORK/b.txt" | median)
-    echo "$label"
-    echo "    $name_a: median $a req/s; p50/p99 per round: $(awk '{printf "%s/%s ", $2, $3}' "$WORK/a.txt")"
-    echo "    $name_b: median $b req/s; p50/p99 per round: $(awk '{printf "%s/%s ", $2, $3}' "$WORK/b.txt")"
-    awk -v a="$a" -v b="$b" -v na="$name_a" -v nb="$name_b" 'BEGIN {printf "    ratio %s/%s: %.2f\n", na, nb, a/b}'
+    curl -fs -o /dev/null "$3"
+    curl -fs -o /dev/null "$5"
+    compare_named "$@"
 }
 
 start withRedis 18498 $REDIS --detail-ttl 3600

@@ -14,18 +14,27 @@ public enum HTTPSyntax {
     /// - Returns: false when `body` stopped it.
     @discardableResult
     public static func forEachListElement(_ range: ByteRange, in bytes: UnsafeRawBufferPointer, _ body: (ByteRange) -> Bool) -> Bool {
+        forEachListElementAndEmpty(range, in: bytes) { element in element.isEmpty || body(element) }
+    }
+
+    /// `forEachListElement`, empty elements included: an empty value is one empty element,
+    /// and `a,` ends with one. For lists that must refuse them (`Transfer-Encoding`: framing
+    /// must read one way only).
+    /// - Returns: false when `body` stopped it.
+    @discardableResult
+    public static func forEachListElementAndEmpty(_ range: ByteRange, in bytes: UnsafeRawBufferPointer, _ body: (ByteRange) -> Bool) -> Bool {
         var index = range.lowerBound
-        while index < range.upperBound {
+        while true {
             var elementEnd = index
             while elementEnd < range.upperBound && bytes[elementEnd] != ASCII.comma { elementEnd += 1 }
             var first = index
             var last = elementEnd
             while first < last && ASCII.isWhitespace(bytes[first]) { first += 1 }
             while last > first && ASCII.isWhitespace(bytes[last - 1]) { last -= 1 }
-            if last > first, !body(ByteRange(first, last)) { return false }
+            if !body(ByteRange(first, last)) { return false }
+            if elementEnd >= range.upperBound { return true }
             index = elementEnd + 1
         }
-        return true
     }
 
     /// `forEachListElement` over the whole of `bytes`.

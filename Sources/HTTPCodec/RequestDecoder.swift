@@ -548,26 +548,18 @@ struct TransferCodings {
     /// with a token (parameters after `;` are allowed on codings other than chunked).
     mutating func add(_ value: ByteRange, in bytes: UnsafeRawBufferPointer) -> Bool {
         present = true
-        var index = value.lowerBound
-        while true {
-            var end = index
-            while end < value.upperBound && bytes[end] != ASCII.comma { end += 1 }
-            var first = index
-            var last = end
-            while first < last && ASCII.isWhitespace(bytes[first]) { first += 1 }
-            while last > first && ASCII.isWhitespace(bytes[last - 1]) { last -= 1 }
-            var nameEnd = first
-            while nameEnd < last && ASCII.isToken(bytes[nameEnd]) { nameEnd += 1 }
-            guard nameEnd > first else { return false }
-            if nameEnd == last && ByteRange(first, nameEnd).equalsIgnoringCase("chunked", in: bytes) {
+        return HTTPSyntax.forEachListElementAndEmpty(value, in: bytes) { element in
+            var nameEnd = element.lowerBound
+            while nameEnd < element.upperBound && ASCII.isToken(bytes[nameEnd]) { nameEnd += 1 }
+            guard nameEnd > element.lowerBound else { return false }
+            if nameEnd == element.upperBound && element.equalsIgnoringCase("chunked", in: bytes) {
                 chunkedCount += 1
                 endsWithChunked = true
             } else {
                 hasOtherCoding = true
                 endsWithChunked = false
             }
-            if end == value.upperBound { return true }
-            index = end + 1
+            return true
         }
     }
 }

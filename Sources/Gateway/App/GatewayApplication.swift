@@ -55,12 +55,11 @@ public enum GatewayApplication {
         }
         let signer = try ImageSigner.make(for: configuration.images)
         let images = try ImageReads(origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics)
-        let originName = "\(endpoint.scheme.rawValue)://\(endpoint.host):\(endpoint.port)\(endpoint.basePath)"
         let client = configuration.originClient
         let shared = configuration.redis.map { _ in
             SharedPages(
                 prefix: ReplicaNamespace.pages(
-                    origin: originName, generation: configuration.readPath.generation,
+                    origin: endpoint.description, generation: configuration.readPath.generation,
                     signingKey: Array(signer.token(for: "open-market-gateway:shared-pages").utf8), publicURL: configuration.images.publicURL),
                 staleIfError: configuration.readPath.cache.staleIfError, lockTime: client.connectTimeout + client.requestTimeout,
                 waitBound: client.connectTimeout + client.requestTimeout, metrics: metrics)
@@ -73,7 +72,7 @@ public enum GatewayApplication {
         let idempotency: any IdempotencyLedger = configuration.redis == nil
             ? LocalIdempotency(waitBound: waitBound)
             : SharedIdempotency(
-                namespace: ReplicaNamespace.writes(origin: originName, generation: configuration.readPath.generation),
+                namespace: ReplicaNamespace.writes(origin: endpoint.description, generation: configuration.readPath.generation),
                 waitBound: waitBound,
                 lease: configuration.originClient.connectTimeout + configuration.originClient.requestTimeout + .seconds(30))
         let writes = ProductWrites(

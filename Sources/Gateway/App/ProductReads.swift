@@ -235,7 +235,8 @@ public final class ProductReads: Sendable {
             storeCounting(entry.page, key, generation: generation)
             finish(.page(entry.page, hasNextPage: entry.hasNextPage, tier: .shared))
         }
-        shared.lookup(key, redis: redis) { [self] found in
+        let names = shared.names(key)
+        shared.lookup(names, redis: redis) { [self] found in
             switch found {
             case .fresh(let entry):
                 fromShared(entry)
@@ -247,20 +248,20 @@ public final class ProductReads: Sendable {
                         switch outcome {
                         case .page(let page, let hasNextPage, _):
                             redis.loop.execute {
-                                shared.store(page, hasNextPage: hasNextPage, key: key, version: version, redis: redis)
-                                shared.unlock(key, version: version, redis: redis)
+                                shared.store(page, hasNextPage: hasNextPage, names: names, version: version, redis: redis)
+                                shared.unlock(names, version: version, redis: redis)
                             }
                             finish(.page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: true)))
                         case .failure(let error, let originStatus, _):
-                            redis.loop.execute { shared.unlock(key, version: version, redis: redis) }
+                            redis.loop.execute { shared.unlock(names, version: version, redis: redis) }
                             finish(.failure(error, originStatus: originStatus, fallback: stale?.page))
                         }
                     }
                 }
                 // One replica fetches; the others wait for its entry, then fetch themselves.
-                shared.lock(key, version: version, redis: redis) { mine in
+                shared.lock(names, version: version, redis: redis) { mine in
                     if mine { return fetchAndShare() }
-                    shared.waitForEntry(key, version: version, until: .now + shared.waitBound, redis: redis) { entry in
+                    shared.waitForEntry(names, version: version, until: .now + shared.waitBound, redis: redis) { entry in
                         if let entry { fromShared(entry) } else { fetchAndShare() }
                     }
                 }

@@ -79,7 +79,7 @@ public final class Readiness: Sendable {
                 let id = waiterID
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(Self.firstProbeWait.components.seconds * 1000))) { [self] in
                     guard let late = state.withLock({ $0.waiters.removeValue(forKey: id) }) else { return }
-                    late(ReadinessStatus(draining: false, origin: .unknown, checkedAt: nil, redis: redis))
+                    late(ReadinessStatus(draining: false, origin: .unknown, checkedAt: nil))
                 }
             }
             if startProbe { probe(context.origin, requestID: request.requestID) }

@@ -66,7 +66,7 @@ final class SharedIdempotency: IdempotencyLedger {
         completion: @escaping @Sendable (IdempotencyClaim) -> Void
     ) {
         let running = IdempotencyRecord.running(fingerprint: ticket.fingerprint, token: ticket.token)
-        redis.send(Self.eval(Self.claimScript, key: prefix + ticket.scope, [Array(ticket.fingerprint.utf8), running, Self.milliseconds(lease)])) {
+        redis.send(Self.eval(Self.claimScript, key: prefix + ticket.scope, [Array(ticket.fingerprint.utf8), running, lease.redisMilliseconds])) {
             [self] result in
             switch result {
             case .success(let reply):
@@ -110,7 +110,7 @@ final class SharedIdempotency: IdempotencyLedger {
     ) {
         guard let redis else { return }
         let running = IdempotencyRecord.running(fingerprint: ticket.fingerprint, token: ticket.token)
-        redis.send(Self.eval(Self.replaceScript, key: prefix + ticket.scope, [running, value, Self.milliseconds(ttl)])) { [self] result in
+        redis.send(Self.eval(Self.replaceScript, key: prefix + ticket.scope, [running, value, ttl.redisMilliseconds])) { [self] result in
             switch result {
             case .success(.integer(1)): break
             case .success:
@@ -129,11 +129,6 @@ final class SharedIdempotency: IdempotencyLedger {
 
     static func eval(_ script: String, key: String, _ arguments: [[UInt8]]) -> [[UInt8]] {
         [Array("EVAL".utf8), Array(script.utf8), Array("1".utf8), Array(key.utf8)] + arguments
-    }
-
-    static func milliseconds(_ duration: Duration) -> [UInt8] {
-        let (seconds, attoseconds) = duration.components
-        return Array(String(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)).utf8)
     }
 
     /// 128 random bits, hex.

@@ -113,4 +113,7 @@ enum SharedPageRecord {
 extension Duration {
     /// The whole milliseconds in this duration.
     var milliseconds: Int64 { nanoseconds / 1_000_000 }
+
+    /// Whole milliseconds, at least 1, as a Redis argument (`PX`).
+    var redisMilliseconds: [UInt8] { Array(String(max(1, milliseconds)).utf8) }
 }

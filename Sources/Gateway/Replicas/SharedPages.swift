@@ -63,10 +63,35 @@ final class SharedPages: Sendable {
         return 1
         """
 
-    func lookup(_ key: PageCacheKey, redis: RedisConnection, completion: @escaping (Lookup) -> Void) {
-        let (prefixPart, suffixPart) = entryParts(key)
+    /// The Redis names of one page, made once per fetch (a SHA-256 of its cache key).
+    struct PageNames: Sendable {
+        /// The counter whose value the entry is stored under.
+        let version: String
+        /// The entry under version `v` is `before + v + after`.
+        let before: String
+        let after: String
+
+        func entry(_ version: String) -> String { before + version + after }
+        func lock(_ version: String) -> String { entry(version) + ":lock" }
+    }
+
+    /// `<prefix>v:lists` or `<prefix>v:p:<id>`, and `<prefix>page:<version>:<digest of the key>`.
+    func names(_ key: PageCacheKey) -> PageNames {
+        PageNames(
+            version: key.route == .list ? listsVersion : productVersion(key.number), before: prefix + "page:",
+            after: ":" + ReplicaNamespace.digest([Array(key.description.utf8)]).prefix(32))
+    }
+
+    /// The version every list page is stored under, and one product's details.
+    private var listsVersion: String { prefix + "v:lists" }
+    private func productVersion(_ id: Int64) -> String { prefix + "v:p:\(id)" }
+
+    func lookup(_ names: PageNames, redis: RedisConnection, completion: @escaping (Lookup) -> Void) {
         let started = ContinuousClock.now
-        redis.send([Array("EVAL".utf8), Array(Self.readScript.utf8), Array("1".utf8), Array(versionKey(key).utf8), prefixPart, suffixPart]) {
+        redis.send([
+            Array("EVAL".utf8), Array(Self.readScript.utf8), Array("1".utf8), Array(names.version.utf8), Array(names.before.utf8),
+            Array(names.after.utf8),
+        ]) {
             [self] result in
             metrics.sharedTierLatency(ContinuousClock.now - started)
             guard case .success(.array(let parts)) = result, parts.count == 2, let version = parts[0].text else {
@@ -90,9 +115,9 @@ final class SharedPages: Sendable {
 
     /// Takes the lock of one fetch of `key` under `version`; true when this replica should
     /// fetch (it got the lock, or Redis could not say).
-    func lock(_ key: PageCacheKey, version: String, redis: RedisConnection, completion: @escaping (Bool) -> Void) {
-        redis.send([Array("SET".utf8), Array(lockKey(key, version: version).utf8), Array("1".utf8), Array("NX".utf8), Array("PX".utf8),
-            Self.milliseconds(lockTime)]) { result in
+    func lock(_ names: PageNames, version: String, redis: RedisConnection, completion: @escaping (Bool) -> Void) {
+        redis.send([Array("SET".utf8), Array(names.lock(version).utf8), Array("1".utf8), Array("NX".utf8), Array("PX".utf8),
+            lockTime.redisMilliseconds]) { result in
             switch result {
             case .success(.null): completion(false)
             default: completion(true)
@@ -108,11 +133,10 @@ final class SharedPages: Sendable {
     /// Polls for a fresh entry of `key` under `version` until `deadline`, or until the lock
     /// is gone without an entry (the fetching replica failed); nil when none came.
     func waitForEntry(
-        _ key: PageCacheKey, version: String, until deadline: ContinuousClock.Instant, redis: RedisConnection,
+        _ names: PageNames, version: String, until deadline: ContinuousClock.Instant, redis: RedisConnection,
         completion: @escaping @Sendable (SharedPageRecord.Entry?) -> Void
     ) {
-        let entryKey = entryKey(key, version: version)
-        redis.send([Array("EVAL".utf8), Array(Self.pollScript.utf8), Array("2".utf8), Array(entryKey.utf8), Array((entryKey + ":lock").utf8)]) {
+        redis.send([Array("EVAL".utf8), Array(Self.pollScript.utf8), Array("2".utf8), Array(names.entry(version).utf8), Array(names.lock(version).utf8)]) {
             [self] result in
             let now = ContinuousClock.now
             guard case .success(.array(let parts)) = result, parts.count == 2 else { return completion(nil) }
@@ -122,18 +146,18 @@ final class SharedPages: Sendable {
             }
             guard parts[1] == .integer(1), now + Self.pollInterval < deadline else { return completion(nil) }
             redis.loop.schedule(after: Self.pollInterval) { [self] in
-                waitForEntry(key, version: version, until: deadline, redis: redis, completion: completion)
+                waitForEntry(names, version: version, until: deadline, redis: redis, completion: completion)
             }
         }
     }
 
     /// Stores `page` under `version` for its freshness plus the stale-if-error window.
     /// Failures are counted, not reported: the page is in L1 anyway.
-    func store(_ page: CachedPage, hasNextPage: Bool, key: PageCacheKey, version: String, redis: RedisConnection) {
+    func store(_ page: CachedPage, hasNextPage: Bool, names: PageNames, version: String, redis: RedisConnection) {
         let lifetime = page.timeToLive + staleIfError - (ContinuousClock.now - page.storedAt)
         guard lifetime > .milliseconds(1) else { return }
         let record = SharedPageRecord.encode(page, hasNextPage: hasNextPage)
-        redis.send([Array("SET".utf8), Array(entryKey(key, version: version).utf8), record, Array("PX".utf8), Self.milliseconds(lifetime)]) {
+        redis.send([Array("SET".utf8), Array(names.entry(version).utf8), record, Array("PX".utf8), lifetime.redisMilliseconds]) {
             [self] result in
             if case .failure = result { metrics.cacheEvent("error", cache: Self.metricName) }
         }
@@ -142,8 +166,8 @@ final class SharedPages: Sendable {
     /// Frees the lock of a fetch that ended, stored or not, so replicas waiting for it stop
     /// waiting. (A lock that ran out and was taken by another replica may be freed too: that
     /// costs one more origin request, never a wrong page.)
-    func unlock(_ key: PageCacheKey, version: String, redis: RedisConnection) {
-        redis.send([Array("DEL".utf8), Array(lockKey(key, version: version).utf8)]) { _ in }
+    func unlock(_ names: PageNames, version: String, redis: RedisConnection) {
+        redis.send([Array("DEL".utf8), Array(names.lock(version).utf8)]) { _ in }
     }
 
     /// ``invalidate(productID:redis:completion:)``; when Redis cannot do it now, tried again
@@ -171,8 +195,8 @@ final class SharedPages: Sendable {
     /// After a write to product `id` (nil: a new product): increments the lists version and
     /// the product's, and tells every replica. `completion` gets whether Redis did it.
     func invalidate(productID id: Int64?, redis: RedisConnection, completion: @escaping (Bool) -> Void) {
-        var keys = [Array((prefix + "v:lists").utf8)]
-        if let id { keys.append(Array((prefix + "v:p:\(id)").utf8)) }
+        var keys = [Array(listsVersion.utf8)]
+        if let id { keys.append(Array(productVersion(id).utf8)) }
         let message = id.map { "p:\($0)" } ?? "lists"
         redis.send([Array("EVAL".utf8), Array(Self.invalidateScript.utf8), Array(String(keys.count).utf8)] + keys
             + [Array(channel.utf8), Array(message.utf8)]) { result in
@@ -197,25 +221,4 @@ final class SharedPages: Sendable {
     }
 
     static let metricName = "page_shared"
-
-    private func versionKey(_ key: PageCacheKey) -> String {
-        key.route == .list ? prefix + "v:lists" : prefix + "v:p:\(key.number)"
-    }
-
-    /// The entry key is `<prefix>page:<version>:<digest of the key>`; these are the parts
-    /// around the version.
-    private func entryParts(_ key: PageCacheKey) -> ([UInt8], [UInt8]) {
-        (Array((prefix + "page:").utf8), Array((":" + ReplicaNamespace.digest([Array(key.description.utf8)]).prefix(32)).utf8))
-    }
-
-    func entryKey(_ key: PageCacheKey, version: String) -> String {
-        let (before, after) = entryParts(key)
-        return String(decoding: before, as: UTF8.self) + version + String(decoding: after, as: UTF8.self)
-    }
-
-    private func lockKey(_ key: PageCacheKey, version: String) -> String { entryKey(key, version: version) + ":lock" }
-
-    static func milliseconds(_ duration: Duration) -> [UInt8] {
-        Array(String(max(1, duration.milliseconds)).utf8)
-    }
 }
