@@ -68,27 +68,48 @@ final class SharedIdempotency: IdempotencyLedger {
         let running = IdempotencyRecord.running(fingerprint: ticket.fingerprint, token: ticket.token)
         redis.send(Self.eval(Self.claimScript, key: prefix + ticket.scope, [Array(ticket.fingerprint.utf8), running, lease.redisMilliseconds])) {
             [self] result in
-            switch result {
-            case .success(let reply):
-                switch reply.text {
-                case "claimed": completion(.first(ticket))
-                case "mismatch": completion(.mismatch)
-                case "running":
-                    guard ContinuousClock.now + Self.pollInterval < deadline else { return completion(.inProgress) }
-                    redis.loop.schedule(after: Self.pollInterval) { [self] in
-                        attempt(ticket, redis: redis, until: deadline, logger: logger, completion: completion)
-                    }
-                default:
-                    guard let bytes = reply.bytes, case .finished(_, let response)? = IdempotencyRecord.parse(bytes) else {
-                        logger.error("unreadable idempotency record in redis", metadata: ["scope": "\(ticket.scope)"])
-                        return completion(.unavailable)
-                    }
-                    completion(.replay(GatewayResponse(response)))
+            switch result.map(Self.answer) {
+            case .success(.claimed): completion(.first(ticket))
+            case .success(.mismatch): completion(.mismatch)
+            case .success(.running):
+                guard ContinuousClock.now + Self.pollInterval < deadline else { return completion(.inProgress) }
+                redis.loop.schedule(after: Self.pollInterval) { [self] in
+                    attempt(ticket, redis: redis, until: deadline, logger: logger, completion: completion)
                 }
+            case .success(.finished(let response)): completion(.replay(GatewayResponse(response)))
+            case .success(.unreadable):
+                logger.error("unreadable idempotency record in redis", metadata: ["scope": "\(ticket.scope)"])
+                completion(.unavailable)
             case .failure(let failure):
                 logger.warning("idempotency claim failed", metadata: ["reason": "\(failure)"])
                 completion(.unavailable)
             }
+        }
+    }
+
+    /// What ``claimScript`` answered.
+    enum Answer: Equatable {
+        /// The key was free and is now this request's.
+        case claimed
+        /// The key's record has another fingerprint: another request used it.
+        case mismatch
+        /// A request with the key is running.
+        case running
+        /// A request with the key finished with this response.
+        case finished(IdempotencyRecord.StoredResponse)
+        /// Anything else: a record this gateway did not write (treated as Redis unavailable:
+        /// nothing is sent).
+        case unreadable
+    }
+
+    static func answer(_ reply: RedisReply) -> Answer {
+        switch reply.text {
+        case "claimed": return .claimed
+        case "mismatch": return .mismatch
+        case "running": return .running
+        default:
+            guard let bytes = reply.bytes, case .finished(_, let response)? = IdempotencyRecord.parse(bytes) else { return .unreadable }
+            return .finished(response)
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import GatewayModels
 
 /// The shared page tier (L2): contract pages in the replicas' Redis, asked after this
@@ -94,23 +95,27 @@ final class SharedPages: Sendable {
         ]) {
             [self] result in
             metrics.sharedTierLatency(ContinuousClock.now - started)
-            guard case .success(.array(let parts)) = result, parts.count == 2, let version = parts[0].text else {
-                metrics.cacheEvent("error", cache: Self.metricName)
-                return completion(.unavailable)
-            }
-            let now = ContinuousClock.now
-            guard let bytes = parts[1].bytes, let entry = SharedPageRecord.decode(bytes, now: now) else {
-                metrics.cacheEvent("miss", cache: Self.metricName)
-                return completion(.miss(version: version, stale: nil))
-            }
-            let age = now - entry.page.storedAt
-            if age < entry.page.timeToLive {
-                metrics.cacheEvent("hit", cache: Self.metricName)
-                return completion(.fresh(entry))
-            }
-            metrics.cacheEvent("stale", cache: Self.metricName)
-            completion(.miss(version: version, stale: age < entry.page.timeToLive + staleIfError ? entry : nil))
+            let (lookup, event) = Self.reading(result, staleIfError: staleIfError)
+            metrics.cacheEvent(event, cache: Self.metricName)
+            completion(lookup)
         }
+    }
+
+    /// Reads the answer of ``readScript``, and names the cache event it counts as (`hit`,
+    /// `miss`, `stale`: an entry past its freshness, `error`: no usable answer). An entry that
+    /// cannot be decoded is a miss: it is overwritten by the next fetch.
+    static func reading(
+        _ result: Result<RedisReply, RedisFailure>, staleIfError: Duration, now: ContinuousClock.Instant = .now, wallNow: Date = Date()
+    ) -> (Lookup, event: String) {
+        guard case .success(.array(let parts)) = result, parts.count == 2, let version = parts[0].text else {
+            return (.unavailable, "error")
+        }
+        guard let bytes = parts[1].bytes, let entry = SharedPageRecord.decode(bytes, now: now, wallNow: wallNow) else {
+            return (.miss(version: version, stale: nil), "miss")
+        }
+        let age = now - entry.page.storedAt
+        if age < entry.page.timeToLive { return (.fresh(entry), "hit") }
+        return (.miss(version: version, stale: age < entry.page.timeToLive + staleIfError ? entry : nil), "stale")
     }
 
     /// Takes the lock of one fetch of `key` under `version`; true when this replica should
@@ -118,11 +123,15 @@ final class SharedPages: Sendable {
     func lock(_ names: PageNames, version: String, redis: RedisConnection, completion: @escaping (Bool) -> Void) {
         redis.send([Array("SET".utf8), Array(names.lock(version).utf8), Array("1".utf8), Array("NX".utf8), Array("PX".utf8),
             lockTime.redisMilliseconds]) { result in
-            switch result {
-            case .success(.null): completion(false)
-            default: completion(true)
-            }
+            completion(Self.shouldFetch(result))
         }
+    }
+
+    /// Reads the answer of the lock's `SET NX`: only a nil reply (another replica holds the
+    /// lock) means wait; an error or a timeout means fetch, as without Redis.
+    static func shouldFetch(_ result: Result<RedisReply, RedisFailure>) -> Bool {
+        if case .success(.null) = result { return false }
+        return true
     }
 
     /// KEYS the entry and its lock. Answers the entry (or nil) and whether the lock is held.
@@ -138,17 +147,43 @@ final class SharedPages: Sendable {
     ) {
         redis.send([Array("EVAL".utf8), Array(Self.pollScript.utf8), Array("2".utf8), Array(names.entry(version).utf8), Array(names.lock(version).utf8)]) {
             [self] result in
-            let now = ContinuousClock.now
-            guard case .success(.array(let parts)) = result, parts.count == 2 else { return completion(nil) }
-            if let bytes = parts[0].bytes, let entry = SharedPageRecord.decode(bytes, now: now), now - entry.page.storedAt < entry.page.timeToLive {
+            switch Self.polled(result, until: deadline) {
+            case .found(let entry):
                 metrics.cacheEvent("hit_after_wait", cache: Self.metricName)
-                return completion(entry)
-            }
-            guard parts[1] == .integer(1), now + Self.pollInterval < deadline else { return completion(nil) }
-            redis.loop.schedule(after: Self.pollInterval) { [self] in
-                waitForEntry(names, version: version, until: deadline, redis: redis, completion: completion)
+                completion(entry)
+            case .again:
+                redis.loop.schedule(after: Self.pollInterval) { [self] in
+                    waitForEntry(names, version: version, until: deadline, redis: redis, completion: completion)
+                }
+            case .giveUp:
+                completion(nil)
             }
         }
+    }
+
+    /// What one answer of ``pollScript`` means for a replica waiting for another's fetch.
+    enum Poll: Equatable {
+        /// The fetching replica stored a fresh entry.
+        case found(SharedPageRecord.Entry)
+        /// No entry yet and the lock is held: ask again after ``pollInterval``.
+        case again
+        /// Go to the origin: the lock is gone without an entry (that fetch failed), the next
+        /// poll would end past `deadline`, or Redis gave no usable answer.
+        case giveUp
+    }
+
+    static func polled(
+        _ result: Result<RedisReply, RedisFailure>, until deadline: ContinuousClock.Instant, now: ContinuousClock.Instant = .now,
+        wallNow: Date = Date()
+    ) -> Poll {
+        guard case .success(.array(let parts)) = result, parts.count == 2 else { return .giveUp }
+        if let bytes = parts[0].bytes, let entry = SharedPageRecord.decode(bytes, now: now, wallNow: wallNow),
+            now - entry.page.storedAt < entry.page.timeToLive
+        {
+            return .found(entry)
+        }
+        guard parts[1] == .integer(1), now + pollInterval < deadline else { return .giveUp }
+        return .again
     }
 
     /// Stores `page` under `version` for its freshness plus the stale-if-error window.
