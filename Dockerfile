@@ -1,10 +1,12 @@
 # syntax=docker/dockerfile:1
 # Open Market Gateway: build with Swift 6 on Debian bookworm, run on bookworm-slim with only
-# the runtime libraries (the Swift runtime and Foundation are linked statically).
+# the runtime libraries (the Swift runtime and Foundation are linked statically). Debian's
+# libvips42 brings every library it links (ImageMagick, poppler, librsvg…) although the gateway
+# calls only its JPEG, PNG, WebP, GIF and HEIF loaders and blocks the untrusted ones.
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-dev zlib1g-dev libssl-dev libhiredis-dev pkg-config \
+    && apt-get install -y --no-install-recommends libevent-dev zlib1g-dev libssl-dev libhiredis-dev libvips-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The manifest names every target, so every target's folder must be present.
@@ -19,6 +21,7 @@ FROM debian:bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         libevent-2.1-7 libevent-core-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7 libssl3 zlib1g libhiredis0.14 \
+        libvips42 libwebpmux3 \
         libstdc++6 libgcc-s1 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /var/lib/gateway --create-home gateway

@@ -37,6 +37,11 @@ let package = Package(
         // Pure contract and mapping code: Foundation and the codec's list syntax only, no C,
         // no I/O.
         .target(name: "GatewayModels", dependencies: ["HTTPCodec"]),
+        // libvips from Debian; see Sources/CVips/module.modulemap.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // Image rendering with libvips: decode, orient, resize, strip, encode. Synchronous, no
+        // I/O; the only target that imports CVips.
+        .target(name: "ImageProcessing", dependencies: ["CVips"]),
         // The server library. Only Sources/Gateway/Transport imports CEvent.
         .target(
             name: "Gateway",
@@ -44,6 +49,7 @@ let package = Package(
                 "CEvent",
                 "GatewayModels",
                 "HTTPCodec",
+                "ImageProcessing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -99,9 +105,13 @@ let package = Package(
         ),
         // Helpers shared by the test targets (seeded test data).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "DemoOrigin", "TestSupport"]),
+        // Real photos for the image tests: pixels encoded by libvips, metadata spliced in.
+        .target(name: "TestPhotos", dependencies: ["CVips", "ImageProcessing"], path: "Tests/TestPhotos"),
+        .testTarget(
+            name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "DemoOrigin", "TestSupport", "TestPhotos"]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
+        .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
         .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "TestSupport"]),
     ],

@@ -122,6 +122,13 @@ public final class DemoOrigin: Sendable {
 
     public func item(id: Int64) -> DemoItem? { core.catalogue.item(id: id) }
 
+    /// Adds an item whose images are `photos`, served back byte for byte at
+    /// `/images/{id}-{n}.jpg` (or `.png`), without the API's checks: for tests that need
+    /// particular bytes at the origin (a phone photo with EXIF and GPS, a decompression bomb).
+    public func addItem(photos: [(bytes: [UInt8], kind: ImageKind)]) -> DemoItem {
+        core.catalogue.create(ItemForm(images: photos.map { ItemForm.Image(bytes: $0.bytes, kind: $0.kind) }))
+    }
+
     /// While `text` is set, the first step of a v2/v2b delete (`POST /api/products/{id}/secret`
     /// or `/archived`) answers exactly `text` (200, `text/plain`) instead of a real token,
     /// after the usual identifier, secret and ownership checks: for gateway tests with a

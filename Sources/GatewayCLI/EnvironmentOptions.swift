@@ -8,7 +8,8 @@ enum EnvironmentOptions {
         "shutdown-grace", "gzip-min-bytes", "origin-connect-timeout", "origin-timeout", "origin-max-connections",
         "origin-ca-file", "page-cache-bytes", "list-ttl", "detail-ttl", "stale-while-revalidate", "stale-if-error",
         "tls-cert", "tls-key", "log-level", "public-url", "cache-dir", "image-signing-key", "image-host", "max-image-bytes",
-        "image-memory-bytes", "image-disk-bytes", "redis-url", "redis-timeout",
+        "image-memory-bytes", "image-disk-bytes", "image-widths", "image-formats", "avif-speed", "max-image-pixels",
+        "image-render-timeout", "redis-url", "redis-timeout",
     ]
 
     /// `GATEWAY_` and the flag name in upper case with `_` for `-`.

@@ -115,6 +115,21 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Bytes of images the disk tier under --cache-dir may hold; 0 turns it off. (env: GATEWAY_IMAGE_DISK_BYTES)")
     var imageDiskBytes: Int = 1 << 30
 
+    @Option(help: "Widths images may be asked at (?w=), comma-separated; any other width is refused with 400. (env: GATEWAY_IMAGE_WIDTHS)")
+    var imageWidths: String = "160,320,480,640,960,1280"
+
+    @Option(help: "Newer formats sent to clients whose Accept names them: avif,webp, webp, avif, or none (only the sources' own formats). (env: GATEWAY_IMAGE_FORMATS)")
+    var imageFormats: String = "avif,webp"
+
+    @Option(help: "AVIF encoder speed, 0 (slowest, smallest files) to 9 (fastest). (env: GATEWAY_AVIF_SPEED)")
+    var avifSpeed: Int = 8
+
+    @Option(help: "Images with more pixels than this are refused from their header, undecoded. (env: GATEWAY_MAX_IMAGE_PIXELS)")
+    var maxImagePixels: Int = 40_000_000
+
+    @Option(help: "Seconds one image render may take before it is stopped (502). (env: GATEWAY_IMAGE_RENDER_TIMEOUT)")
+    var imageRenderTimeout: Double = 10
+
     @Option(help: "PEM certificate chain: serve HTTPS instead of HTTP (with --tls-key). (env: GATEWAY_TLS_CERT)")
     var tlsCert: String?
 
@@ -162,6 +177,17 @@ struct GatewayCommand: ParsableCommand {
         }
         guard maxImageBytes > 0, imageMemoryBytes >= 0, imageDiskBytes >= 0 else {
             throw ValidationError("--max-image-bytes must be positive, --image-memory-bytes and --image-disk-bytes not negative.")
+        }
+        guard ImageConfiguration.widths(imageWidths) != nil else {
+            throw ValidationError("--image-widths must be 1 to 16 comma-separated widths, each 16 to 4096.")
+        }
+        guard ImageConfiguration.formats(imageFormats) != nil else {
+            throw ValidationError("--image-formats must be avif, webp, both comma-separated, or none.")
+        }
+        guard (0...9).contains(avifSpeed) else { throw ValidationError("--avif-speed must be 0 to 9.") }
+        guard maxImagePixels >= 1 else { throw ValidationError("--max-image-pixels must be positive.") }
+        guard imageRenderTimeout > 0, imageRenderTimeout <= 300 else {
+            throw ValidationError("--image-render-timeout must be more than 0 and at most 300 seconds.")
         }
         guard imageSigningKey.map({ $0.utf8.count >= 16 }) ?? true else {
             throw ValidationError("--image-signing-key must be at least 16 characters.")
@@ -243,6 +269,11 @@ struct GatewayCommand: ParsableCommand {
         configuration.images.maxImageBytes = maxImageBytes
         configuration.images.memoryBytes = imageMemoryBytes
         configuration.images.diskBytes = imageDiskBytes
+        configuration.images.widths = ImageConfiguration.widths(imageWidths) ?? configuration.images.widths
+        configuration.images.formats = ImageConfiguration.formats(imageFormats) ?? configuration.images.formats
+        configuration.images.avifSpeed = avifSpeed
+        configuration.images.maxPixels = maxImagePixels
+        configuration.images.renderTimeout = .milliseconds(Int64(imageRenderTimeout * 1000))
         configuration.images.resolveTimeout = .seconds(originConnectTimeout)
         if let redisUrl, var redis = try? RedisConfiguration(url: redisUrl) {
             redis.commandTimeout = .milliseconds(Int64(redisTimeout * 1000))

@@ -27,6 +27,11 @@ struct ItemForm: Sendable {
     var images: [Image] = []
 
     static let maxImages = 5
+
+    /// A form that sets only images (``DemoOrigin/addItem(photos:)``).
+    init(images: [Image]) {
+        self.images = images
+    }
     static let textFields: Set<String> = ["title", "descriptions", "price", "currency", "stock", "discounted_price", "password"]
 
     /// Reads the body of `request`.

@@ -3,7 +3,8 @@ import Dispatch
 import Foundation
 import GatewayModels
 
-/// The disk tier: one file per image under `directory`, named by the SHA-256 of its URL,
+/// The disk tier: one file per image under `directory` (sources and rendered variants),
+/// named by the SHA-256 of its ``ImageVariant``'s description (a source's is its URL),
 /// least recently used out first once the files pass `budget` bytes.
 ///
 /// Every read, write and delete runs on one serial queue, never on an event loop; callers
@@ -17,7 +18,7 @@ final class ImageDiskCache: Sendable {
     private let queue = DispatchQueue(label: "open-market-gateway.image-disk")
     /// File name → file size. Changed only on `queue` (and in init).
     private let index: Locked<LRUStore<String, Int>>
-    /// Verified files kept open, by URL, at most `maxOpenFiles` (least recently used closed
+    /// Verified files kept open, by variant, at most `maxOpenFiles` (least recently used closed
     /// first). Added to only on `queue`; read by loops (`openFile`).
     let openFiles = OpenImageFiles(capacity: maxOpenFiles)
     static let maxOpenFiles = 1024
@@ -35,10 +36,10 @@ final class ImageDiskCache: Sendable {
         index = Locked(store)
     }
 
-    /// The open, verified file of `url`, when the tier has one open. Any thread (a loop
+    /// The open, verified file of `variant`, when the tier has one open. Any thread (a loop
     /// answering a hit): one short lock, no disk access, no allocation.
-    func openFile(_ url: String) -> OpenImageFile? {
-        openFiles.get(url)
+    func openFile(_ variant: ImageVariant) -> OpenImageFile? {
+        openFiles.get(variant)
     }
 
     /// Counts a hit served from `file` as use, so the tier's least-recently-used order
@@ -48,14 +49,14 @@ final class ImageDiskCache: Sendable {
         index.withLock { _ = $0.get(file.name) }
     }
 
-    /// Keeps `path` open for `url` once its bytes were verified. On the disk queue.
-    private func keepOpen(_ url: String, name: String, path: String, image: CachedPage, bodyLength: Int) {
+    /// Keeps `path` open for `variant` once its bytes were verified. On the disk queue.
+    private func keepOpen(_ variant: ImageVariant, name: String, path: String, image: CachedPage, bodyLength: Int) {
         let heads = CachedPage(
             status: 200, contentType: image.contentType, identity: [], gzip: nil, storedAt: .now,
             timeToLive: image.timeToLive, etag: image.etag)
         guard let file = OpenImageFile(path: path, name: name, bodyOffset: ImageFileFormat.headerSize, bodyLength: bodyLength, image: heads)
         else { return }
-        openFiles.insert(file, url: url, name: name)
+        openFiles.insert(file, variant: variant, name: name)
     }
 
     private func forget(_ name: String) {
@@ -94,19 +95,19 @@ final class ImageDiskCache: Sendable {
         name.utf8.count == 64 && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
-    static func fileName(for url: String) -> String {
-        SHA256.hash(data: Array(url.utf8)).map { String(format: "%02x", $0) }.joined()
+    static func fileName(for variant: ImageVariant) -> String {
+        SHA256.hash(data: Array(variant.description.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Reads `url`'s image on the disk queue; `completion` runs there with it, or nil (not
+    /// Reads `variant`'s image on the disk queue; `completion` runs there with it, or nil (not
     /// stored, or dropped because the file was corrupt).
-    func read(_ url: String, completion: @escaping @Sendable (CachedPage?) -> Void) {
+    func read(_ variant: ImageVariant, completion: @escaping @Sendable (CachedPage?) -> Void) {
         queue.async { [self] in
-            let name = Self.fileName(for: url)
+            let name = Self.fileName(for: variant)
             guard index.withLock({ $0.get(name) }) != nil else { return completion(nil) }
             let path = directory.appendingPathComponent(name).path
             // Verified when it entered the tier: read the body from the open file, unhashed.
-            if let open = openFile(url), let body = open.readBody() {
+            if let open = openFile(variant), let body = open.readBody() {
                 return completion(
                     CachedPage(
                         status: 200, contentType: open.image.contentType, identity: body, gzip: nil, storedAt: .now,
@@ -124,17 +125,17 @@ final class ImageDiskCache: Sendable {
                 status: 200, contentType: type.contentType, identity: body, gzip: nil, storedAt: .now,
                 timeToLive: .seconds(31_536_000))
             // Verified just now: later hits send it from the open file.
-            if openFile(url) == nil { keepOpen(url, name: name, path: path, image: image, bodyLength: body.count) }
+            if openFile(variant) == nil { keepOpen(variant, name: name, path: path, image: image, bodyLength: body.count) }
             completion(image)
         }
     }
 
-    /// Writes `image` for `url` on the disk queue (temporary file, then rename) and evicts
+    /// Writes `image` for `variant` on the disk queue (temporary file, then rename) and evicts
     /// the least recently used files past the budget.
-    func write(_ image: CachedPage, for url: String) {
+    func write(_ image: CachedPage, for variant: ImageVariant) {
         queue.async { [self] in
             guard let file = ImageFileFormat.encode(image.identity, contentType: image.contentType) else { return }
-            let name = Self.fileName(for: url)
+            let name = Self.fileName(for: variant)
             let manager = FileManager.default
             let temporary = directory.appendingPathComponent("\(name).\(UInt64.random(in: 0...UInt64.max)).tmp")
             let final = directory.appendingPathComponent(name)
@@ -157,7 +158,7 @@ final class ImageDiskCache: Sendable {
             // The bytes were hashed as they were encoded: the file is verified.
             if !evicted.contains(name) {
                 forget(name)
-                keepOpen(url, name: name, path: final.path, image: image, bodyLength: image.identity.count)
+                keepOpen(variant, name: name, path: final.path, image: image, bodyLength: image.identity.count)
             }
         }
     }

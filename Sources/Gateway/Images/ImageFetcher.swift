@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ImageProcessing
 import Synchronization
 
 /// What fetching one image produced.
@@ -29,6 +30,9 @@ struct ImageFetcher: Sendable {
     var resolveTimeout: Duration = .seconds(2)
     /// Host name to addresses; blocking, so it runs on a global queue.
     var resolve: @Sendable (String) -> [ResolvedAddress] = AddressResolver.resolve
+
+    /// What an origin image may be.
+    static let sourceFormats: Set<ImageFormat> = [.jpeg, .png, .gif, .webp]
 
     static let notAllowed = GatewayError(status: 403, detail: "The image's address is not allowed.")
 
@@ -103,7 +107,7 @@ struct ImageFetcher: Sendable {
         case 200:
             guard response.body.count <= maxBytes else { return .failure(.badGateway("The image is larger than \(maxBytes) bytes.")) }
             let declared = response.headers["Content-Type"]?.trimmingSpaces().lowercased() ?? ""
-            guard declared.hasPrefix("image/"), let type = ImageType(sniffing: response.body) else {
+            guard declared.hasPrefix("image/"), let type = ImageFormat(sniffing: response.body), Self.sourceFormats.contains(type) else {
                 return .failure(.badGateway("The upstream answer is not a JPEG, PNG, GIF or WebP image."))
             }
             return .image(

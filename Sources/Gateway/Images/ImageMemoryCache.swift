@@ -1,22 +1,22 @@
 import GatewayModels
 
-/// The memory tier: verified images by origin URL, least recently used out first once
+/// The memory tier: rendered images by variant, least recently used out first once
 /// `budget` bytes are held. Shared by every loop; one short lock per lookup or store.
 final class ImageMemoryCache: Sendable {
-    private let state: Locked<LRUStore<String, CachedPage>>
+    private let state: Locked<LRUStore<ImageVariant, CachedPage>>
 
     init(budget: Int) {
         state = Locked(LRUStore(budget: budget))
     }
 
-    func get(_ url: String) -> CachedPage? {
-        state.withLock { $0.get(url) }
+    func get(_ variant: ImageVariant) -> CachedPage? {
+        state.withLock { $0.get(variant) }
     }
 
     /// Stores `image`; returns how many other entries were evicted.
     @discardableResult
-    func store(_ image: CachedPage, for url: String) -> Int {
-        state.withLock { $0.set(url, image, cost: image.cost) }
+    func store(_ image: CachedPage, for variant: ImageVariant) -> Int {
+        state.withLock { $0.set(variant, image, cost: image.cost) }
     }
 
     /// Bytes held, as charged against the budget.

@@ -1,14 +1,18 @@
 import GatewayModels
+import ImageProcessing
 
-/// `GET /v1/images/{token}`: the image a signed token names, from the memory tier, else the
-/// disk tier, else fetched once (however many clients ask at once) through the loop's
-/// `OriginClient`.
+/// `GET /v1/images/{token}?w=N`: the image a signed token names, at an allowed width (none:
+/// the source's own), in the format the client's `Accept` allows (AVIF, else WebP, else the
+/// source's), metadata stripped. Every image the gateway sends is rendered once by libvips
+/// and then served from the memory tier, else the disk tier.
 ///
 /// Runs as a `deferred` handler on the loop that owns the request. A token whose signature
-/// does not verify is refused before anything else happens. A memory miss joins the one
-/// lookup for its URL: the leader reads the disk tier on its queue (never on a loop), and on
-/// a disk miss hops back to its loop to fetch; every waiter's responder writes on its own
-/// loop.
+/// does not verify is refused (403) before anything else happens, then a width outside the
+/// allowed set (400). A memory miss joins the one lookup for its variant: the leader reads the
+/// disk tier on its queue (never on a loop); on a disk miss it gets the source (the disk
+/// tier's copy of the origin's bytes, else one fetch per URL through the loop's
+/// `OriginClient`, however many variants wait for it) and renders on an ``ImageWorkers``
+/// thread. Every waiter's responder writes on its own loop.
 public final class ImageReads: Sendable {
     /// What one lookup produced, and the `Cache-Status` to answer it with.
     struct Served: Sendable {
@@ -22,14 +26,24 @@ public final class ImageReads: Sendable {
     /// Nil when `diskBytes` is 0.
     let disk: ImageDiskCache?
     let metrics: GatewayMetrics
+    let workers: ImageWorkers
+    /// The allowed `?w=` values, ascending.
+    let widths: [Int]
+    /// The newer formats offered to clients that name them in `Accept`.
+    let formats: Set<ImageAccept.Choice>
+    /// Limits and encoder settings of every render (its width and format set per variant).
+    let renderOptions: RenderOptions
     /// `""` (root-relative URLs) or the public base URL without a trailing `/`.
     private let publicBase: String
-    private let coalescer = RequestCoalescer<String, Served>()
+    private let coalescer = RequestCoalescer<ImageVariant, Served>()
+    /// One source fetch per URL, whichever variants wait for it.
+    private let sources = RequestCoalescer<String, ImageFetchOutcome>()
     /// Tokens already verified, for memory-tier hits answered as stored bytes.
     private let verified = VerifiedTokens()
 
     static let cacheControl = "public, max-age=31536000, immutable"
     static let invalidToken = GatewayError(status: 403, detail: "The image token is not valid.")
+    static let busy = GatewayError.serviceUnavailable("Every image worker is busy; retry in a moment.").adding(header: "Retry-After", "1")
 
     /// - Throws: when the disk tier's directory (`images/` under the cache directory) cannot
     ///   be created. Its index is rebuilt here, before any loop serves.
@@ -42,6 +56,12 @@ public final class ImageReads: Sendable {
         memory = ImageMemoryCache(budget: configuration.memoryBytes)
         disk = configuration.diskBytes > 0
             ? try ImageDiskCache(directory: configuration.cacheDirectory + "/images", budget: configuration.diskBytes) : nil
+        workers = ImageWorkers(count: configuration.renderWorkers, maxWaiting: configuration.maxWaitingRenders)
+        widths = configuration.widths.sorted()
+        formats = configuration.formats
+        renderOptions = RenderOptions(
+            width: nil, format: .jpeg, maxPixels: configuration.maxPixels, timeLimit: configuration.renderTimeout,
+            avifSpeed: configuration.avifSpeed)
         var base = configuration.publicURL ?? ""
         while base.hasSuffix("/") { base.removeLast() }
         publicBase = base
@@ -62,17 +82,27 @@ public final class ImageReads: Sendable {
         }
     }
 
-    /// A memory-tier hit for a token verified before, answered as stored bytes (declined
-    /// otherwise: the ordinary route verifies the token and looks further).
+    /// A memory- or disk-tier hit for a token verified before, answered as stored bytes
+    /// (declined otherwise, and for a `w` that is not plainly one of the allowed widths: the
+    /// ordinary route verifies the token, judges `w` and looks further).
     private func answerStored(_ request: RequestBytes, token: UnsafeRawBufferPointer, _ answer: inout StoredAnswer) -> Bool {
         guard let url = verified.url(for: token) else { return false }
+        let width: Int
+        switch request.queryValue("w") {
+        case .absent: width = 0
+        case .plain(let bytes):
+            guard let asked = Self.width(bytes, allowed: widths) else { return false }
+            width = asked
+        case .encoded: return false
+        }
+        let variant = ImageVariant(url: url, width: width, choice: ImageAccept.choose(bytes: request.header("accept"), offered: formats))
         let image: CachedPage
         let file: OpenImageFile?
-        if let inMemory = memory.get(url) {
+        if let inMemory = memory.get(variant) {
             metrics.cacheEvent("hit", cache: "image_memory")
             image = inMemory
             file = nil
-        } else if answer.filesAllowed, let disk, let open = disk.openFile(url) {
+        } else if answer.filesAllowed, let disk, let open = disk.openFile(variant) {
             metrics.cacheEvent("hit", cache: "image_disk")
             disk.noteHit(open)
             image = open.image
@@ -93,72 +123,166 @@ public final class ImageReads: Sendable {
 
     /// The fields every stored hit carries besides the image's own.
     private static let memoryHitFields: [UInt8] = Array(
-        "Cache-Control: \(cacheControl)\r\nCache-Status: \(CacheStatus.hit(detail: "memory"))\r\n".utf8)
+        "Cache-Control: \(cacheControl)\r\nCache-Status: \(CacheStatus.hit(detail: "memory"))\r\nVary: Accept\r\n".utf8)
     private static let diskHitFields: [UInt8] = Array(
-        "Cache-Control: \(cacheControl)\r\nCache-Status: \(CacheStatus.hit(detail: "disk"))\r\n".utf8)
+        "Cache-Control: \(cacheControl)\r\nCache-Status: \(CacheStatus.hit(detail: "disk"))\r\nVary: Accept\r\n".utf8)
+
+    /// An allowed width from `?w=`'s bytes: 1 to 5 digits naming one of `allowed`; nil
+    /// otherwise.
+    static func width(_ bytes: UnsafeRawBufferPointer, allowed: [Int]) -> Int? {
+        guard (1...5).contains(bytes.count) else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return allowed.contains(value) ? value : nil
+    }
+
+    /// The 400 for a `w` that is not an allowed width.
+    var invalidWidth: GatewayError {
+        .invalidFields([FieldError(field: "w", message: "must be one of \(widths.map(String.init).joined(separator: ", ")).")])
+    }
 
     private func serve(_ request: GatewayRequest, context: RouteContext, responder: Responder) {
         guard let token = context.parameters["token"], let url = signer.url(from: token) else {
             responder.fail(Self.invalidToken)
             return
         }
+        var width = 0
+        if var asked = request.queryValue("w") {
+            guard let allowed = asked.withUTF8({ Self.width(UnsafeRawBufferPointer($0), allowed: widths) }) else {
+                responder.fail(invalidWidth)
+                return
+            }
+            width = allowed
+        }
         verified.remember(token, url: url)
-        if let image = memory.get(url) {
+        let variant = ImageVariant(url: url, width: width, choice: ImageAccept.choose(request.headers["Accept"], offered: formats))
+        if let image = memory.get(variant) {
             metrics.cacheEvent("hit", cache: "image_memory")
             responder.send(Self.answer(image, request, cacheStatus: CacheStatus.hit(detail: "memory")))
             return
         }
         metrics.cacheEvent("miss", cache: "image_memory")
-        let leads = coalescer.join(url) { served in
+        let leads = coalescer.join(variant) { served in
             switch served.outcome {
             case .image(let image): responder.send(Self.answer(image, request, cacheStatus: served.cacheStatus))
-            case .failure(let error): responder.fail(error.adding(header: "Cache-Status", served.cacheStatus))
+            case .failure(let error): responder.fail(error.adding(header: "Cache-Status", served.cacheStatus).adding(header: "Vary", "Accept"))
             }
         }
         guard leads else { return }
-        guard let origin = context.origin else {
-            coalescer.finish(url, with: Served(outcome: .failure(.serviceUnavailable("No origin is configured.")), cacheStatus: CacheStatus.notStored(fwd: "miss", status: nil)))
-            return
-        }
+        let finish: @Sendable (Served) -> Void = { [self] served in coalescer.finish(variant, with: served) }
         guard let disk else {
-            fetch(url, client: origin, requestID: request.requestID)
+            render(variant, origin: context.origin, requestID: request.requestID, completion: finish)
             return
         }
-        disk.read(url) { [self] image in
+        disk.read(variant) { [self] image in
             guard let image else {
                 metrics.cacheEvent("miss", cache: "image_disk")
-                origin.loop.execute { [self] in fetch(url, client: origin, requestID: request.requestID) }
+                render(variant, origin: context.origin, requestID: request.requestID, completion: finish)
                 return
             }
             metrics.cacheEvent("hit", cache: "image_disk")
-            storeInMemory(image, url)
-            coalescer.finish(url, with: Served(outcome: .image(image), cacheStatus: CacheStatus.hit(detail: "disk")))
+            storeInMemory(image, variant)
+            finish(Served(outcome: .image(image), cacheStatus: CacheStatus.hit(detail: "disk")))
         }
     }
 
-    /// Fetches `url` upstream (on `client`'s loop), stores what it got in both tiers, and
-    /// ends the lookup. Failures are not stored.
-    private func fetch(_ url: String, client: OriginClient, requestID: String) {
-        fetcher.fetch(url, client: client, requestID: requestID) { [self] outcome in
-            guard case .image(let image) = outcome else {
-                coalescer.finish(url, with: Served(outcome: outcome, cacheStatus: CacheStatus.notStored(fwd: "miss", status: nil)))
-                return
+    /// Renders `variant` from its source on a worker, stores it in both tiers, and hands it to
+    /// `completion` (on the worker thread). Failures are not stored.
+    private func render(
+        _ variant: ImageVariant, origin: OriginClient?, requestID: String, completion: @escaping @Sendable (Served) -> Void
+    ) {
+        source(variant.url, origin: origin, requestID: requestID) { [self] outcome in
+            guard case .image(let source) = outcome, let sourceFormat = ImageFormat(sniffing: source.identity) else {
+                let failure = if case .failure(let error) = outcome { error } else { GatewayError.badGateway("The image could not be read.") }
+                return completion(Served(outcome: .failure(failure), cacheStatus: CacheStatus.notStored(fwd: "miss", status: nil)))
             }
-            storeInMemory(image, url)
-            disk?.write(image, for: url)
-            coalescer.finish(url, with: Served(outcome: outcome, cacheStatus: CacheStatus.stored(fwd: "miss")))
+            var settings = renderOptions
+            settings.width = variant.width == 0 ? nil : variant.width
+            settings.format = variant.outputFormat(source: sourceFormat)
+            let options = settings
+            let format = options.format.rawValue
+            let submitted = workers.submit { [self] in
+                let started = ContinuousClock.now
+                let result = Result { () throws(ImageProcessingError) in try ImageProcessor.render(source.identity, options) }
+                switch result {
+                case .success(let rendered):
+                    metrics.imageRender(format: format, outcome: "ok", duration: .now - started)
+                    let image = CachedPage(
+                        status: 200, contentType: rendered.format.contentType, identity: rendered.bytes, gzip: nil, storedAt: .now,
+                        timeToLive: .seconds(31_536_000))
+                    storeInMemory(image, variant)
+                    disk?.write(image, for: variant)
+                    completion(Served(outcome: .image(image), cacheStatus: CacheStatus.stored(fwd: "miss")))
+                case .failure(let error):
+                    metrics.imageRender(format: format, outcome: Self.outcome(error), duration: .now - started)
+                    completion(Served(outcome: .failure(Self.gatewayError(error)), cacheStatus: CacheStatus.notStored(fwd: "miss", status: nil)))
+                }
+            }
+            if !submitted {
+                metrics.imageRender(format: format, outcome: "busy", duration: nil)
+                completion(Served(outcome: .failure(Self.busy), cacheStatus: CacheStatus.notStored(fwd: "miss", status: nil)))
+            }
         }
     }
 
-    private func storeInMemory(_ image: CachedPage, _ url: String) {
-        let evicted = memory.store(image, for: url)
+    /// The origin's bytes for `url`: the disk tier's copy, else one fetch (through `origin`,
+    /// on its loop) for every variant that waits, stored on disk for the next variant.
+    /// `completion` may run on any thread.
+    private func source(
+        _ url: String, origin: OriginClient?, requestID: String, completion: @escaping @Sendable (ImageFetchOutcome) -> Void
+    ) {
+        guard sources.join(url, waiter: completion) else { return }
+        let finish: @Sendable (ImageFetchOutcome) -> Void = { [self] outcome in sources.finish(url, with: outcome) }
+        guard let origin else {
+            return finish(.failure(.serviceUnavailable("No origin is configured.")))
+        }
+        let fetch: @Sendable () -> Void = { [self] in
+            origin.loop.execute { [self] in
+                fetcher.fetch(url, client: origin, requestID: requestID) { [self] outcome in
+                    if case .image(let image) = outcome { disk?.write(image, for: .source(url)) }
+                    finish(outcome)
+                }
+            }
+        }
+        guard let disk else { return fetch() }
+        disk.read(.source(url)) { image in
+            guard let image else { return fetch() }
+            finish(.image(image))
+        }
+    }
+
+    private func storeInMemory(_ image: CachedPage, _ variant: ImageVariant) {
+        let evicted = memory.store(image, for: variant)
         for _ in 0..<evicted { metrics.cacheEvent("eviction", cache: "image_memory") }
     }
 
+    /// The metric outcome of a failed render.
+    static func outcome(_ error: ImageProcessingError) -> String {
+        switch error {
+        case .tooManyPixels: "too_many_pixels"
+        case .timedOut: "timed_out"
+        default: "failed"
+        }
+    }
+
+    /// The answer for a source that cannot be rendered: 502, the origin's image being unusable
+    /// (libvips' own message goes to no client).
+    static func gatewayError(_ error: ImageProcessingError) -> GatewayError {
+        switch error {
+        case .tooManyPixels(_, _, let limit): .badGateway("The image has more than \(limit) pixels.")
+        case .timedOut: .badGateway("The image took too long to render.")
+        case .notAnImage, .failed, .unavailable: .badGateway("The image could not be decoded.")
+        }
+    }
+
     /// The response for `image`: its own type, immutable caching, its strong ETag, 304 when
-    /// `If-None-Match` names it. Never compressed (image types are not compressible).
+    /// `If-None-Match` names it, `Vary: Accept` (the format depends on it). Never compressed
+    /// (image types are not compressible).
     static func answer(_ image: CachedPage, _ request: GatewayRequest, cacheStatus: String) -> GatewayResponse {
-        let headers: HTTPHeaders = ["ETag": image.etag, "Cache-Control": cacheControl, "Cache-Status": cacheStatus]
+        let headers: HTTPHeaders = ["ETag": image.etag, "Cache-Control": cacheControl, "Cache-Status": cacheStatus, "Vary": "Accept"]
         if let ifNoneMatch = request.headers["If-None-Match"], image.matches(ifNoneMatch: ifNoneMatch) {
             return GatewayResponse(status: 304, headers: headers)
         }

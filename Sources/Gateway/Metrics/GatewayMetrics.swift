@@ -79,6 +79,15 @@ public final class GatewayMetrics: Sendable {
         counter("gateway_redis_failures_total", [("reason", reason)]).increment()
     }
 
+    /// Counts one image render: `format` written, `outcome` `ok`, `too_many_pixels`,
+    /// `timed_out`, `failed` or `busy` (refused: every worker busy); times the ones that ran.
+    func imageRender(format: String, outcome: String, duration: Duration?) {
+        counter("gateway_image_renders_total", [("format", format), ("outcome", outcome)]).increment()
+        if let duration {
+            timer("gateway_image_render_duration_seconds", [("format", format)]).recordNanoseconds(duration.nanoseconds)
+        }
+    }
+
     /// The Prometheus text exposition (format 0.0.4) of every metric.
     public func render() -> [UInt8] {
         var buffer: [UInt8] = []

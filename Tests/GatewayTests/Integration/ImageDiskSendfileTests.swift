@@ -13,7 +13,8 @@ extension IntegrationTests.Images {
             #expect(first.header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
             let disk = try #require(harness.images.disk)
             disk.drain()
-            #expect(disk.openFiles.count == 1)
+            // The origin's bytes (the source of any other variant) and the rendered image.
+            #expect(disk.openFiles.count == 2)
             let responses = try await harness.get([path, path])
             for response in responses {
                 #expect(response.status == 200)
@@ -46,7 +47,7 @@ extension IntegrationTests.Images {
             let disk = try #require(harness.images.disk)
             disk.write(
                 CachedPage(status: 200, contentType: "image/png", identity: body, gzip: nil, storedAt: .now, timeToLive: .seconds(60)),
-                for: url)
+                for: ImageVariant(url: url, width: 0, choice: .original))
             disk.drain()
             let path = harness.path(for: url)
             // The first request verifies the token (the ordinary route: the body is read from

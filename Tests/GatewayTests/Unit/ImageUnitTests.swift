@@ -121,19 +121,6 @@ import GatewayModels
     }
 }
 
-@Suite struct ImageTypeTests {
-    @Test func formatsAreRecognisedByTheirFirstBytes() {
-        #expect(ImageType(sniffing: [0xFF, 0xD8, 0xFF, 0xE0, 0]) == .jpeg)
-        #expect(ImageType(sniffing: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0]) == .png)
-        #expect(ImageType(sniffing: Array("GIF89a....".utf8)) == .gif)
-        #expect(ImageType(sniffing: Array("RIFF\0\0\0\0WEBPVP8 ".utf8)) == .webp)
-        #expect(ImageType(sniffing: Array("RIFF\0\0\0\0WAVEfmt ".utf8)) == nil)
-        #expect(ImageType(sniffing: Array("<svg xmlns=".utf8)) == nil)
-        #expect(ImageType(sniffing: [0x89, 0x50]) == nil)
-        #expect(ImageType(sniffing: []) == nil)
-    }
-}
-
 @Suite struct ImageDiskCacheTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 100)
 
@@ -143,7 +130,7 @@ import GatewayModels
 
     static func read(_ cache: ImageDiskCache, _ url: String) -> CachedPage? {
         let box = Locked<CachedPage?>(nil)
-        cache.read(url) { image in box.withLock { $0 = image } }
+        cache.read(.source(url)) { image in box.withLock { $0 = image } }
         cache.drain()
         return box.withLock { $0 }
     }
@@ -170,13 +157,13 @@ import GatewayModels
     @Test func imagesSurviveARebuildAndDamagedFilesAreDropped() throws {
         try withDirectory { directory in
             let cache = try ImageDiskCache(directory: directory, budget: 10_000)
-            for name in ["a", "b", "c"] { cache.write(Self.image(), for: "http://origin/\(name).png") }
+            for name in ["a", "b", "c"] { cache.write(Self.image(), for: .source("http://origin/\(name).png")) }
             cache.drain()
             #expect(cache.count == 3)
             // A partial file (cut short), a corrupt one (same length, a byte changed), and
             // leftovers: a temporary file and a foreign one.
-            let partial = directory + "/" + ImageDiskCache.fileName(for: "http://origin/b.png")
-            let corrupt = directory + "/" + ImageDiskCache.fileName(for: "http://origin/c.png")
+            let partial = directory + "/" + ImageDiskCache.fileName(for: .source("http://origin/b.png"))
+            let corrupt = directory + "/" + ImageDiskCache.fileName(for: .source("http://origin/c.png"))
             let bytes = try #require(FileManager.default.contents(atPath: partial))
             try Data(bytes.dropLast(10)).write(to: URL(fileURLWithPath: partial))
             var damaged = [UInt8](try #require(FileManager.default.contents(atPath: corrupt)))
@@ -193,7 +180,7 @@ import GatewayModels
             #expect(Self.read(rebuilt, "http://origin/b.png") == nil)
             #expect(rebuilt.count == 1)
             let left = try FileManager.default.contentsOfDirectory(atPath: directory)
-            #expect(left == [ImageDiskCache.fileName(for: "http://origin/a.png")])
+            #expect(left == [ImageDiskCache.fileName(for: .source("http://origin/a.png"))])
         }
     }
 
@@ -201,11 +188,11 @@ import GatewayModels
         try withDirectory { directory in
             let size = ImageFileFormat.headerSize + Self.png.count
             let cache = try ImageDiskCache(directory: directory, budget: size * 2)
-            cache.write(Self.image(), for: "http://origin/1.png")
-            cache.write(Self.image(), for: "http://origin/2.png")
+            cache.write(Self.image(), for: .source("http://origin/1.png"))
+            cache.write(Self.image(), for: .source("http://origin/2.png"))
             cache.drain()
             #expect(Self.read(cache, "http://origin/1.png") != nil)
-            cache.write(Self.image(), for: "http://origin/3.png")
+            cache.write(Self.image(), for: .source("http://origin/3.png"))
             cache.drain()
             #expect(cache.bytes == size * 2)
             #expect(Self.read(cache, "http://origin/2.png") == nil)
@@ -213,10 +200,44 @@ import GatewayModels
             #expect(Self.read(cache, "http://origin/3.png") != nil)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 2)
             // Larger than the whole budget: not stored.
-            cache.write(Self.image(Self.png + Array(repeating: 0, count: size * 2)), for: "http://origin/big.png")
+            cache.write(Self.image(Self.png + Array(repeating: 0, count: size * 2)), for: .source("http://origin/big.png"))
             cache.drain()
             #expect(Self.read(cache, "http://origin/big.png") == nil)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 2)
         }
+    }
+}
+
+@Suite struct ImageVariantSettingsTests {
+    @Test func widthListsAreReadStrictly() {
+        #expect(ImageConfiguration.widths("160,320,480,640,960,1280") == [160, 320, 480, 640, 960, 1280])
+        #expect(ImageConfiguration.widths(" 640, 160 ,160") == [160, 640])
+        for bad in ["", "0", "15", "4097", "160,,320", "160;320", "+160", "abc", Array(repeating: "100", count: 1).joined() + "0x"] {
+            #expect(ImageConfiguration.widths(bad) == nil, "\(bad)")
+        }
+        #expect(ImageConfiguration.widths((16...32).map(String.init).joined(separator: ",")) == nil, "17 widths")
+    }
+
+    @Test func formatListsAreReadStrictly() {
+        #expect(ImageConfiguration.formats("avif,webp") == [.avif, .webp])
+        #expect(ImageConfiguration.formats("WEBP") == [.webp])
+        #expect(ImageConfiguration.formats("none") == [])
+        for bad in ["", "jpeg", "avif,none", ","] { #expect(ImageConfiguration.formats(bad) == nil, "\(bad)") }
+    }
+
+    /// `?w=` on the stored-answer path: digits naming an allowed width, nothing else.
+    @Test func widthsFromTheQuery() {
+        let allowed = [160, 320]
+        func width(_ text: String) -> Int? { Array(text.utf8).withUnsafeBytes { ImageReads.width($0, allowed: allowed) } }
+        #expect(width("320") == 320)
+        #expect(width("0320") == 320)
+        for bad in ["", "300", "-320", "320x", "1e3", "000000320", "３２０"] { #expect(width(bad) == nil, "\(bad)") }
+    }
+
+    /// Variants are named by normalised parts only; a source is named by its URL, as before.
+    @Test func variantNames() {
+        #expect(ImageVariant.source("http://o/a.png").description == "http://o/a.png")
+        #expect(ImageVariant(url: "http://o/a.png", width: 320, choice: .webp).description == "http://o/a.png#w=320&f=webp")
+        #expect(ImageVariant(url: "http://o/a.png", width: 0, choice: .original) != ImageVariant.source("http://o/a.png"))
     }
 }

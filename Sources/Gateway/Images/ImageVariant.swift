@@ -1,0 +1,44 @@
+import GatewayModels
+import ImageProcessing
+
+/// What the image tiers store, and what one render makes: an origin image at a width, in a
+/// format. Made from normalised inputs only (the verified URL, a width from the allowed set,
+/// the format `Accept` chose), never from raw query or header text.
+struct ImageVariant: Hashable, Sendable, CustomStringConvertible {
+    let url: String
+    /// The width asked for (`?w=`); 0 for the source's own.
+    let width: Int
+    /// The format the request chose; ``isSource`` variants are the origin's bytes.
+    let choice: ImageAccept.Choice
+    /// The origin's bytes, as fetched (kept on disk so a new variant needs no fetch).
+    let isSource: Bool
+
+    init(url: String, width: Int, choice: ImageAccept.Choice) {
+        self.url = url
+        self.width = width
+        self.choice = choice
+        isSource = false
+    }
+
+    private init(source url: String) {
+        self.url = url
+        width = 0
+        choice = .original
+        isSource = true
+    }
+
+    static func source(_ url: String) -> ImageVariant { ImageVariant(source: url) }
+
+    /// The name the disk tier files it under (hashed): the URL alone for a source, as before
+    /// variants existed, so a disk tier of sources stays valid.
+    var description: String { isSource ? url : "\(url)#w=\(width)&f=\(choice)" }
+
+    /// The format to write for a source of `format`.
+    func outputFormat(source format: ImageFormat) -> ImageFormat {
+        switch choice {
+        case .avif: .avif
+        case .webp: .webp
+        case .original: format
+        }
+    }
+}
