@@ -54,6 +54,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // A stand-in for the v1 origin on the gateway's transport: tests, benchmarks, and the
@@ -108,7 +109,7 @@ let package = Package(
         // Real photos for the image tests: pixels encoded by libvips, metadata spliced in.
         .target(name: "TestPhotos", dependencies: ["CVips", "ImageProcessing"], path: "Tests/TestPhotos"),
         .testTarget(
-            name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "DemoOrigin", "TestSupport", "TestPhotos"]),
+            name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),

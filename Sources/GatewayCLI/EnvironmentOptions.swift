@@ -3,12 +3,12 @@
 enum EnvironmentOptions {
     /// The options that have an environment variable: the flag without `--`.
     static let names = [
-        "host", "port", "threads", "origin", "origin-generation", "origin-vendor-identifier", "max-body-bytes", "max-header-bytes", "max-target-bytes", "idle-timeout",
+        "host", "port", "threads", "origin", "origin-generation", "origin-vendor-identifier", "max-body-bytes", "max-upload-bytes", "max-header-bytes", "max-target-bytes", "idle-timeout",
         "header-timeout", "body-timeout", "write-timeout", "max-output-bytes", "max-connections",
         "shutdown-grace", "gzip-min-bytes", "origin-connect-timeout", "origin-timeout", "origin-max-connections",
         "origin-ca-file", "page-cache-bytes", "list-ttl", "detail-ttl", "stale-while-revalidate", "stale-if-error",
         "tls-cert", "tls-key", "log-level", "public-url", "cache-dir", "image-signing-key", "image-host", "max-image-bytes",
-        "image-memory-bytes", "image-disk-bytes", "image-widths", "image-formats", "avif-speed", "max-image-pixels",
+        "image-memory-bytes", "image-disk-bytes", "legacy-image-tokens", "origin-image-max-bytes", "image-widths", "image-formats", "avif-speed", "max-image-pixels",
         "image-render-timeout", "redis-url", "redis-timeout",
     ]
 

@@ -37,6 +37,9 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Largest request body accepted, in bytes; larger ones get 413. (env: GATEWAY_MAX_BODY_BYTES)")
     var maxBodyBytes: Int = 4 * 1024 * 1024
 
+    @Option(help: "Largest body of a product create or update (writes that carry images), in bytes; larger ones get 413. (env: GATEWAY_MAX_UPLOAD_BYTES)")
+    var maxUploadBytes: Int = 32 * 1024 * 1024
+
     @Option(help: "Largest request line plus headers accepted, in bytes; larger heads get 431. (env: GATEWAY_MAX_HEADER_BYTES)")
     var maxHeaderBytes: Int = 16 * 1024
 
@@ -115,6 +118,12 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Bytes of images the disk tier under --cache-dir may hold; 0 turns it off. (env: GATEWAY_IMAGE_DISK_BYTES)")
     var imageDiskBytes: Int = 1 << 30
 
+    @Option(help: "Whether image tokens of the earlier layout, which show the origin's URL, are still accepted (true or false); tokens made now are always sealed. (env: GATEWAY_LEGACY_IMAGE_TOKENS)")
+    var legacyImageTokens: Bool = true
+
+    @Option(help: "The origin's limit per uploaded image, in bytes: larger uploads are made smaller (quality, then size) until they fit. (env: GATEWAY_ORIGIN_IMAGE_MAX_BYTES)")
+    var originImageMaxBytes: Int = 307_200
+
     @Option(help: "Widths images may be asked at (?w=), comma-separated; any other width is refused with 400. (env: GATEWAY_IMAGE_WIDTHS)")
     var imageWidths: String = "160,320,480,640,960,1280"
 
@@ -157,6 +166,8 @@ struct GatewayCommand: ParsableCommand {
         }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256.") }
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive.") }
+        guard maxUploadBytes > 0, maxUploadBytes <= 1 << 30 else { throw ValidationError("--max-upload-bytes must be positive and at most 1 GiB.") }
+        guard originImageMaxBytes >= 1024 else { throw ValidationError("--origin-image-max-bytes must be at least 1024.") }
         guard maxHeaderBytes >= 1024 else { throw ValidationError("--max-header-bytes must be at least 1024.") }
         guard maxTargetBytes >= 256 else { throw ValidationError("--max-target-bytes must be at least 256.") }
         guard idleTimeout > 0, headerTimeout > 0, bodyTimeout > 0, writeTimeout > 0 else {
@@ -243,6 +254,8 @@ struct GatewayCommand: ParsableCommand {
         configuration.readPath.generation = OriginGeneration(rawValue: originGeneration) ?? .v1
         configuration.originVendorIdentifier = originVendorIdentifier
         configuration.maxBodyBytes = maxBodyBytes
+        configuration.maxUploadBytes = maxUploadBytes
+        configuration.images.originImageMaxBytes = originImageMaxBytes
         configuration.maxHeaderBytes = maxHeaderBytes
         configuration.maxTargetBytes = maxTargetBytes
         configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
@@ -271,6 +284,7 @@ struct GatewayCommand: ParsableCommand {
         configuration.images.diskBytes = imageDiskBytes
         configuration.images.widths = ImageConfiguration.widths(imageWidths) ?? configuration.images.widths
         configuration.images.formats = ImageConfiguration.formats(imageFormats) ?? configuration.images.formats
+        configuration.images.legacyTokens = legacyImageTokens
         configuration.images.avifSpeed = avifSpeed
         configuration.images.maxPixels = maxImagePixels
         configuration.images.renderTimeout = .milliseconds(Int64(imageRenderTimeout * 1000))

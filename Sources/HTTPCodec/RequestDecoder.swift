@@ -278,7 +278,8 @@ public struct RequestDecoder: Sendable {
             head.chunked = true
         }
         if head.hasBody && Self.forbidsBody(head.method, in: bytes) { return .bodyNotAllowed }
-        if let length = head.contentLength, length > limits.maxBodyBytes { return .bodyTooLarge }
+        head.maxBodyBytes = limits.maxBodyBytes(method: head.method, path: head.path, in: bytes)
+        if let length = head.contentLength, length > head.maxBodyBytes { return .bodyTooLarge }
         head.keepAlive = head.minorVersion >= 1
             ? !fields.closeRequested : fields.keepAliveRequested && !fields.closeRequested
         return nil
@@ -410,7 +411,7 @@ public struct RequestDecoder: Sendable {
                 if size == 0 {
                     phase = .trailers(bytes: 0)
                 } else {
-                    guard size <= limits.maxBodyBytes - (written - head.length) else { return fail(.bodyTooLarge) }
+                    guard size <= head.maxBodyBytes - (written - head.length) else { return fail(.bodyTooLarge) }
                     phase = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):

@@ -37,6 +37,8 @@ public struct RequestHead: Sendable {
     public internal(set) var hasUnsupportedExpectation = false
     /// The Host value, when there was one.
     public internal(set) var host: ByteRange?
+    /// The body limit of this request (``RequestLimits/maxBodyBytes(method:path:in:)``).
+    public internal(set) var maxBodyBytes = 0
     /// The bytes of the head, from the start of the buffer (leading empty lines included)
     /// through the blank line that ends it.
     public internal(set) var length = 0

@@ -9,11 +9,52 @@ public struct RequestLimits: Sendable, Equatable {
     /// The decoded body; beyond it: 413, judged on Content-Length before any body byte is
     /// read, and on each chunk size for chunked bodies.
     public var maxBodyBytes: Int
+    /// The decoded body of a request to one of ``uploadRoutes`` (writes that carry images),
+    /// instead of ``maxBodyBytes``.
+    public var maxUploadBytes: Int
+    /// The requests that may carry uploads.
+    public var uploadRoutes: [UploadRoute]
 
-    public init(maxHeadBytes: Int = 16 * 1024, maxTargetBytes: Int = 8192, maxFieldCount: Int = 100, maxBodyBytes: Int = 4 * 1024 * 1024) {
+    public init(
+        maxHeadBytes: Int = 16 * 1024, maxTargetBytes: Int = 8192, maxFieldCount: Int = 100, maxBodyBytes: Int = 4 * 1024 * 1024,
+        maxUploadBytes: Int? = nil, uploadRoutes: [UploadRoute] = []
+    ) {
         self.maxHeadBytes = maxHeadBytes
         self.maxTargetBytes = maxTargetBytes
         self.maxFieldCount = maxFieldCount
         self.maxBodyBytes = maxBodyBytes
+        self.maxUploadBytes = maxUploadBytes ?? maxBodyBytes
+        self.uploadRoutes = uploadRoutes
+    }
+
+    /// The largest body any request may have (what a connection may need to hold).
+    public var largestBody: Int { uploadRoutes.isEmpty ? maxBodyBytes : max(maxBodyBytes, maxUploadBytes) }
+
+    /// The body limit of a request whose method and path (as sent, still percent-encoded)
+    /// are these: ``maxUploadBytes`` for an upload route, else ``maxBodyBytes``.
+    func maxBodyBytes(method: ByteRange, path: ByteRange, in bytes: UnsafeRawBufferPointer) -> Int {
+        for route in uploadRoutes where route.matches(method: method, path: path, in: bytes) { return maxUploadBytes }
+        return maxBodyBytes
+    }
+}
+
+/// Requests that may carry uploads: one method, and a path that is `path` or under it
+/// (`/v1/products`, `/v1/products/7`). Compared byte for byte with the path as sent: an
+/// encoded spelling of the same path gets the ordinary limit, never a larger one.
+public struct UploadRoute: Sendable, Equatable {
+    /// The bytes compared, kept so that matching allocates nothing (it runs on every request).
+    let method: [UInt8]
+    let path: [UInt8]
+
+    public init(method: String, path: String) {
+        self.method = Array(method.utf8)
+        self.path = Array(path.utf8)
+    }
+
+    func matches(method methodRange: ByteRange, path pathRange: ByteRange, in bytes: UnsafeRawBufferPointer) -> Bool {
+        guard methodRange.count == method.count, pathRange.count >= path.count else { return false }
+        for offset in 0..<method.count where bytes[methodRange.lowerBound + offset] != method[offset] { return false }
+        for offset in 0..<path.count where bytes[pathRange.lowerBound + offset] != path[offset] { return false }
+        return pathRange.count == path.count || bytes[pathRange.lowerBound + path.count] == UInt8(ascii: "/")
     }
 }

@@ -171,6 +171,32 @@ import Testing
         #expect(byteAtATime.failure == refusal.error)
     }
 
+    /// Upload routes take the larger body limit: the method and the path as sent (or a path
+    /// under it), compared byte for byte; everything else keeps the ordinary one.
+    @Test func uploadRoutesTakeTheLargerBodyLimit() {
+        let limits = RequestLimits(
+            maxBodyBytes: 10, maxUploadBytes: 20,
+            uploadRoutes: [UploadRoute(method: "POST", path: "/v1/products"), UploadRoute(method: "PATCH", path: "/v1/products")])
+        func outcome(_ method: String, _ target: String, length: Int) -> RequestError? {
+            let request = "\(method) \(target) HTTP/1.1\r\nHost: x\r\nContent-Length: \(length)\r\n\r\n" + String(repeating: "a", count: length)
+            let stream = DecodedStream(request, limits: limits)
+            return stream.failure ?? (stream.requests.count == 1 ? nil : .bodyTooLarge)
+        }
+        #expect(outcome("POST", "/v1/products", length: 20) == nil)
+        #expect(outcome("POST", "/v1/products?x=1", length: 20) == nil)
+        #expect(outcome("PATCH", "/v1/products/7", length: 20) == nil)
+        #expect(outcome("POST", "/v1/products", length: 21) == .bodyTooLarge)
+        for (method, target) in [("PUT", "/v1/products"), ("POST", "/v1/productsX"), ("POST", "/v1/%70roducts"), ("post", "/v1/products"), ("DELETE", "/v1/products/7"), ("POST", "/v1")] {
+            #expect(outcome(method, target, length: 11) == .bodyTooLarge, "\(method) \(target)")
+            #expect(outcome(method, target, length: 10) == nil, "\(method) \(target)")
+        }
+        let chunked = "POST /v1/products HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        #expect(DecodedStream(chunked + "f\r\n0123456789abcde\r\n5\r\n01234\r\n0\r\n\r\n", limits: limits).requests.count == 1)
+        #expect(DecodedStream(chunked + "f\r\n0123456789abcde\r\n6\r\n012345\r\n0\r\n\r\n", limits: limits).failure == .bodyTooLarge)
+        #expect(limits.largestBody == 20)
+        #expect(RequestLimits(maxBodyBytes: 10, maxUploadBytes: 20).largestBody == 10)
+    }
+
     @Test func statusesFitTheErrors() {
         #expect(RequestError.unsupportedVersion.status == 505)
         #expect(RequestError.unsupportedTransferCoding.status == 501)

@@ -81,6 +81,10 @@ public func fuzzModels(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             if let (url, mac) = ImageToken.parts(token) {
                 precondition(Array(ImageToken.encode(url: url, mac: mac).utf8) == input, "a token that is not the one encoding of its parts")
             }
+            if let box = ImageToken.sealed(token) {
+                precondition(ImageToken.parts(token) == nil, "a token read as both layouts")
+                precondition(Array(ImageToken.encodeSealed(box).utf8) == input, "a sealed token that is not the one encoding of its box")
+            }
         }
     case .v1Page, .v2Page, .v2bPage:
         let generation: OriginGeneration = fuzzedParser == .v1Page ? .v1 : fuzzedParser == .v2Page ? .v2 : .v2b

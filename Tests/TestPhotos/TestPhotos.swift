@@ -40,10 +40,23 @@ public enum TestPhotos {
     /// A marker the GPS block and the XMP packet carry, to look for in what comes out.
     public static let secret = Array("51.4778N-secret-home".utf8)
 
+    /// Pixels of camera noise (random, seeded): they compress as badly as photos do, so a
+    /// 1600 × 1200 JPEG of them is about 2 MB.
+    public static func noise(width: Int, height: Int, seed: UInt64 = 1) -> [UInt8] {
+        var state = seed | 1
+        return (0..<(width * height * 3)).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        }
+    }
+
     /// A JPEG as a phone writes it: EXIF (orientation `orientation`, GPS latitude 51° 28′ N,
     /// a GPS processing method holding ``secret``) and an XMP packet holding ``secret``.
-    public static func phoneJPEG(width: Int, height: Int, orientation: UInt16) throws -> [UInt8] {
-        let jpeg = try encoded(width: width, height: height, saver: Int32(CVIPS_SAVE_JPEG))
+    /// `pixels` (RGB) default to ``pixels(width:height:)``.
+    public static func phoneJPEG(width: Int, height: Int, orientation: UInt16, pixels: [UInt8]? = nil) throws -> [UInt8] {
+        let jpeg = try encoded(width: width, height: height, saver: Int32(CVIPS_SAVE_JPEG), pixels: pixels)
         #expect(jpeg.prefix(2) == [0xff, 0xd8])
         let exif = Array("Exif\0\0".utf8) + tiff(orientation: orientation)
         let xmp = Array("http://ns.adobe.com/xap/1.0/\0".utf8)

@@ -1,3 +1,5 @@
+import GatewayModels
+
 /// The gateway's routes, assembled from its configuration.
 public enum GatewayApplication {
     /// The router the server dispatches to. `metrics` must be the instance the server
@@ -77,7 +79,12 @@ public enum GatewayApplication {
                 lease: configuration.originClient.connectTimeout + configuration.originClient.requestTimeout + .seconds(30))
         let writes = ProductWrites(
             endpoint: endpoint, generation: configuration.readPath.generation, vendorIdentifier: configuration.originVendorIdentifier,
-            reads: reads, imageURL: images.imageURL, idempotency: idempotency)
+            limits: DraftLimits(maxImageBytes: configuration.images.originImageMaxBytes), reads: reads, imageURL: images.imageURL,
+            idempotency: idempotency,
+            preparer: UploadFitter(
+                maxBytes: configuration.images.originImageMaxBytes, maxSourceBytes: configuration.images.maxImageBytes,
+                maxPixels: configuration.images.maxPixels, timeLimit: configuration.images.renderTimeout),
+            workers: images.workers)
         let readiness = Readiness(endpoint: endpoint, generation: configuration.readPath.generation)
         return OriginRoutes(
             router: router(metrics: metrics, reads: reads, writes: writes, images: images, readiness: readiness), reads: reads,

@@ -17,8 +17,12 @@ import GatewayModels
 /// then deletes. An answer that fails the check ends the write with 502 and nothing more is
 /// requested.
 ///
+/// Uploaded images are rendered again before they are sent (``UploadFitter``: metadata
+/// stripped, HEIC converted, made to fit the origin's byte limit) when a `preparer` is given.
+///
 /// Handlers are `deferred`, on the loop that owns the request; decoding and validation run
-/// off the loop (base64 and image checks are CPU work), the origin requests on the loop.
+/// off the loop (base64 and image rendering are CPU work: creates and updates on the image
+/// workers, whose bound answers 503 when they are full), the origin requests on the loop.
 public final class ProductWrites: Sendable {
     let endpoint: OriginEndpoint
     let generation: OriginGeneration
@@ -30,12 +34,19 @@ public final class ProductWrites: Sendable {
     let imageURL: ImageURLRewriter
     /// `Idempotency-Key` records: this process's, or the replicas' shared Redis.
     let idempotency: any IdempotencyLedger
+    /// Makes uploads fit the origin; nil: uploads are only checked.
+    let preparer: (any UploadImagePreparer)?
+    /// Where creates and updates are decoded (their images rendered); nil: a global queue.
+    let workers: ImageWorkers?
 
     /// - Parameter idempotency: where `Idempotency-Key` records live; in this process when nil.
     init(
         endpoint: OriginEndpoint, generation: OriginGeneration, vendorIdentifier: String? = nil, limits: DraftLimits = DraftLimits(),
-        reads: ProductReads, imageURL: @escaping ImageURLRewriter = identityImageURL, idempotency: (any IdempotencyLedger)? = nil
+        reads: ProductReads, imageURL: @escaping ImageURLRewriter = identityImageURL, idempotency: (any IdempotencyLedger)? = nil,
+        preparer: (any UploadImagePreparer)? = nil, workers: ImageWorkers? = nil
     ) {
+        self.preparer = preparer
+        self.workers = workers
         self.idempotency = idempotency ?? LocalIdempotency(waitBound: .seconds(6))
         self.endpoint = endpoint
         self.generation = generation
@@ -63,18 +74,18 @@ public final class ProductWrites: Sendable {
     /// Adds the three write routes to `router`.
     public func register(in router: inout Router) {
         router.add(.post, "/v1/products", .deferred { [self] request, context, responder in
-            handle(request, context: context, responder: responder) { [self] body, contentType throws(ValidationFailure) in
+            handle(request, context: context, responder: responder, onWorkers: true) { [self] body, contentType throws(ValidationFailure) in
                 try .create(MediaType.isJSON(contentType)
-                    ? ProductDraft.decode(json: body, limits: limits)
-                    : ProductDraft.decode(multipart: body, contentType: contentType, limits: limits))
+                    ? ProductDraft.decode(json: body, limits: limits, preparer: preparer)
+                    : ProductDraft.decode(multipart: body, contentType: contentType, limits: limits, preparer: preparer))
             }
         })
         router.add(.patch, "/v1/products/{id}", .deferred { [self] request, context, responder in
             guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
-            handle(request, context: context, responder: responder) { [self] body, contentType throws(ValidationFailure) in
+            handle(request, context: context, responder: responder, onWorkers: true) { [self] body, contentType throws(ValidationFailure) in
                 try .update(id: id, MediaType.isJSON(contentType)
-                    ? ProductPatch.decode(json: body, limits: limits)
-                    : ProductPatch.decode(multipart: body, contentType: contentType, limits: limits))
+                    ? ProductPatch.decode(json: body, limits: limits, preparer: preparer)
+                    : ProductPatch.decode(multipart: body, contentType: contentType, limits: limits, preparer: preparer))
             }
         })
         router.add(.delete, "/v1/products/{id}", .deferred { [self] request, context, responder in
@@ -89,9 +100,10 @@ public final class ProductWrites: Sendable {
         MediaType.essence(of: contentType) == "multipart/form-data"
     }
 
-    /// Checks the media type, decodes off the loop, applies `Idempotency-Key`, sends.
+    /// Checks the media type, decodes off the loop (on the image workers when `onWorkers` and
+    /// there are some), applies `Idempotency-Key`, sends.
     private func handle(
-        _ request: GatewayRequest, context: RouteContext, responder: Responder, jsonOnly: Bool = false,
+        _ request: GatewayRequest, context: RouteContext, responder: Responder, jsonOnly: Bool = false, onWorkers: Bool = false,
         decode: @escaping @Sendable ([UInt8], String) throws(ValidationFailure) -> Operation
     ) {
         let contentType = request.headers["Content-Type"] ?? ""
@@ -104,7 +116,7 @@ public final class ProductWrites: Sendable {
         }
         let loop = origin.loop
         let identifier = vendorIdentifier(of: request)
-        DispatchQueue.global().async { [self] in
+        let work: @Sendable () -> Void = { [self] in
             let operation: Operation
             do throws(ValidationFailure) {
                 operation = try decode(request.body, contentType)
@@ -149,6 +161,11 @@ public final class ProductWrites: Sendable {
                     }
                 }
             }
+        }
+        if onWorkers, let workers {
+            guard workers.submit(work) else { return responder.fail(ImageReads.busy) }
+        } else {
+            DispatchQueue.global().async(execute: work)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCodec
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,11 @@ public struct GatewayConfiguration: Sendable {
     public var originVendorIdentifier: String?
     /// The largest request body accepted; larger ones get 413 before they are buffered.
     public var maxBodyBytes: Int = 4 * 1024 * 1024
+    /// The largest body of a write that may carry images (``uploadRoutes``): five phone photos
+    /// in base64 pass 4 MiB.
+    public var maxUploadBytes: Int = 32 * 1024 * 1024
+    /// The requests that take ``maxUploadBytes``: product creates and updates.
+    public var uploadRoutes: [UploadRoute] = [UploadRoute(method: "POST", path: "/v1/products"), UploadRoute(method: "PATCH", path: "/v1/products")]
     /// The largest request line plus header block accepted; larger heads get 431.
     public var maxHeaderBytes: Int = 16 * 1024
     /// The longest request-target accepted; longer ones get 414.

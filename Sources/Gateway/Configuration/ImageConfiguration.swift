@@ -24,6 +24,12 @@ public struct ImageConfiguration: Sendable {
     /// How long resolving an image host may take (the CLI uses `--origin-connect-timeout`).
     public var resolveTimeout: Duration = .seconds(2)
 
+    /// The origin's limit per uploaded image (the v2 origin's 300 KB): larger uploads are
+    /// made smaller until they fit.
+    public var originImageMaxBytes: Int = 307_200
+    /// Whether tokens of the earlier, readable layout (which show the origin URL) are still
+    /// accepted; new tokens are always sealed.
+    public var legacyTokens: Bool = true
     /// The widths `?w=` may ask for; any other is refused (400), so no client can make the
     /// gateway render unbounded variants.
     public var widths: [Int] = [160, 320, 480, 640, 960, 1280]

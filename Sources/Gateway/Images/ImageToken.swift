@@ -1,12 +1,35 @@
 import Foundation
 
-/// The layout of a signed image token, `base64url(url) "." base64url(mac)` (unpadded, RFC 4648
-/// §5), without the cryptography: ``ImageSigner`` computes and checks the MAC. Kept apart so
-/// that the parser of these untrusted bytes can be fuzzed on its own (scripts/fuzz
-/// image-token). Pure and thread-safe.
+/// The layouts of image tokens, without the cryptography (``ImageSigner`` seals, opens, signs
+/// and checks). Kept apart so that the parser of these untrusted bytes can be fuzzed on its
+/// own (scripts/fuzz image-token). Pure and thread-safe. Both are unpadded base64url (RFC 4648
+/// §5):
+/// - sealed (what the gateway makes): `base64url(version nonce ciphertext tag)`, one piece
+///   with no `.`: the origin's address cannot be read from it;
+/// - legacy (readable until `--legacy-image-tokens false`): `base64url(url) "." base64url(mac)`,
+///   which shows the URL.
 enum ImageToken {
     /// Longest token accepted (the URL's base64 plus the signature's).
     static let maxLength = 4096
+    /// The first byte of a sealed token's bytes (and its associated data).
+    static let sealedVersion: UInt8 = 1
+    /// A sealed token's bytes besides the ciphertext: version, 12-byte nonce, 16-byte tag.
+    static let sealedOverhead = 1 + 12 + 16
+
+    /// The sealed token of `box` (nonce, ciphertext and tag).
+    static func encodeSealed(_ box: [UInt8]) -> String {
+        base64URL([sealedVersion] + box)
+    }
+
+    /// The nonce, ciphertext and tag a sealed token holds: nil when it is longer than
+    /// ``maxLength``, holds a `.` (a legacy token), is not canonical unpadded base64url, is of
+    /// another version, or is too short to hold a one-byte URL.
+    static func sealed(_ token: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard token.count <= maxLength, !token.contains(UInt8(ascii: ".")), let bytes = decodeBase64URL(token[...]),
+            bytes.count > sealedOverhead, bytes[0] == sealedVersion
+        else { return nil }
+        return Array(bytes.dropFirst())
+    }
 
     /// The token for `url` and `mac`.
     static func encode(url: [UInt8], mac: [UInt8]) -> String {

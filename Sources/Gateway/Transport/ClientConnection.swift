@@ -208,7 +208,7 @@ final class ClientConnection: @unchecked Sendable {
             return true
         }
         let limits = server.core.requestLimits
-        let ceiling = limits.maxHeadBytes * 2 + limits.maxBodyBytes * 2 + Self.readChunk
+        let ceiling = limits.maxHeadBytes * 2 + limits.largestBody * 2 + Self.readChunk
         guard input.count < ceiling else { return false }
         input.append(contentsOf: repeatElement(0, count: min(input.count, ceiling - input.count)))
         return true

@@ -31,6 +31,7 @@ final class ServerCore: Sendable {
         self.metrics = metrics
         requestLimits = RequestLimits(
             maxHeadBytes: configuration.maxHeaderBytes, maxTargetBytes: configuration.maxTargetBytes,
-            maxBodyBytes: configuration.maxBodyBytes)
+            maxBodyBytes: configuration.maxBodyBytes, maxUploadBytes: configuration.maxUploadBytes,
+            uploadRoutes: configuration.uploadRoutes)
     }
 }

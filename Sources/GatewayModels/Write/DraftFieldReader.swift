@@ -8,11 +8,14 @@ import Foundation
 struct DraftFieldReader {
     let input: DraftInput
     let limits: DraftLimits
+    /// Makes each upload fit the origin; nil: uploads are only checked.
+    let preparer: (any UploadImagePreparer)?
     private(set) var errors: [FieldError]
 
-    init(input: DraftInput, limits: DraftLimits) {
+    init(input: DraftInput, limits: DraftLimits, preparer: (any UploadImagePreparer)? = nil) {
         self.input = input
         self.limits = limits
+        self.preparer = preparer
         errors = input.errors
     }
 
@@ -102,7 +105,9 @@ struct DraftFieldReader {
     }
 
     /// The images, each checked: valid data, JPEG or PNG by magic bytes, within the size limit;
-    /// their number within `count`. `nil` when none were sent (an error if `count` needs some).
+    /// their number within `count`. With a ``preparer``, each is what it made of the upload
+    /// instead (its refusal a field error), named with the extension of what it became. `nil`
+    /// when none were sent (an error if `count` needs some).
     mutating func images(count: ClosedRange<Int>, required: Bool = true) -> [ImageUpload]? {
         guard let raws = input.images else {
             if required { fail("images", "images is required: \(count.lowerBound) to \(count.upperBound) JPEG or PNG files.") }
@@ -116,6 +121,15 @@ struct DraftFieldReader {
             let field = "images[\(index)]"
             if let error = raw.error { errors.append(error); continue }
             guard let data = raw.data, !data.isEmpty else { fail(field, "\(field) is empty."); continue }
+            if let preparer {
+                switch preparer.prepare(data) {
+                case .success(let prepared):
+                    uploads.append(ImageUpload(filename: Self.filename(raw.filename, index: index, kind: prepared.kind), kind: prepared.kind, data: prepared.data))
+                case .failure(let refusal):
+                    fail(field, "\(field) \(refusal.message)")
+                }
+                continue
+            }
             guard let kind = ImageKind(magic: data) else {
                 fail(field, "\(field) must be a JPEG or PNG image (judged by its content, not its declared type).")
                 continue
@@ -128,6 +142,14 @@ struct DraftFieldReader {
             uploads.append(ImageUpload(filename: name, kind: kind, data: data))
         }
         return uploads
+    }
+
+    /// The client's file name with the extension of `kind` (`IMG_0001.HEIC` → `IMG_0001.jpg`),
+    /// or `image-N.jpg`/`.png` when it sent none.
+    static func filename(_ sent: String?, index: Int, kind: ImageKind) -> String {
+        guard let sent, !sent.isEmpty else { return "image-\(index + 1).\(kind.fileExtension)" }
+        let stem = sent.lastIndex(of: ".").map { sent[..<$0] }.flatMap { $0.isEmpty ? nil : $0 } ?? Substring(sent)
+        return stem + "." + kind.fileExtension
     }
 
     /// The field's value; a JSON `null` is refused here (nullable fields are handled before).

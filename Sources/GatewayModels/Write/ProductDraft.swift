@@ -21,18 +21,22 @@ public struct ProductDraft: Sendable, Hashable {
 
     /// Reads and validates a JSON body (images as `{filename, contentType, data}` with base64 data).
     /// - Throws: ``ValidationFailure`` with every field error.
-    public static func decode(json: [UInt8], limits: DraftLimits = DraftLimits()) throws(ValidationFailure) -> ProductDraft {
-        try validate(DraftInput.json(json), limits: limits)
+    public static func decode(
+        json: [UInt8], limits: DraftLimits = DraftLimits(), preparer: (any UploadImagePreparer)? = nil
+    ) throws(ValidationFailure) -> ProductDraft {
+        try validate(DraftInput.json(json), limits: limits, preparer: preparer)
     }
 
     /// Reads and validates a multipart/form-data body (text fields in camelCase, file parts named `images`).
     /// - Throws: ``ValidationFailure`` with every field error, or one `body` error when the multipart framing is broken.
-    public static func decode(multipart body: [UInt8], contentType: String, limits: DraftLimits = DraftLimits()) throws(ValidationFailure) -> ProductDraft {
-        try validate(DraftInput.multipart(body: body, contentType: contentType), limits: limits)
+    public static func decode(
+        multipart body: [UInt8], contentType: String, limits: DraftLimits = DraftLimits(), preparer: (any UploadImagePreparer)? = nil
+    ) throws(ValidationFailure) -> ProductDraft {
+        try validate(DraftInput.multipart(body: body, contentType: contentType), limits: limits, preparer: preparer)
     }
 
-    static func validate(_ input: DraftInput, limits: DraftLimits) throws(ValidationFailure) -> ProductDraft {
-        var reader = DraftFieldReader(input: input, limits: limits)
+    static func validate(_ input: DraftInput, limits: DraftLimits, preparer: (any UploadImagePreparer)? = nil) throws(ValidationFailure) -> ProductDraft {
+        var reader = DraftFieldReader(input: input, limits: limits, preparer: preparer)
         let title = reader.string("title", required: true, length: limits.title)
         let description = reader.string("description", required: true, length: limits.description)
         let price = reader.amount("price", required: true)

@@ -20,18 +20,22 @@ public struct ProductPatch: Sendable, Hashable {
 
     /// Reads and validates a JSON body.
     /// - Throws: ``ValidationFailure`` with every field error.
-    public static func decode(json: [UInt8], limits: DraftLimits = DraftLimits()) throws(ValidationFailure) -> ProductPatch {
-        try validate(DraftInput.json(json), limits: limits)
+    public static func decode(
+        json: [UInt8], limits: DraftLimits = DraftLimits(), preparer: (any UploadImagePreparer)? = nil
+    ) throws(ValidationFailure) -> ProductPatch {
+        try validate(DraftInput.json(json), limits: limits, preparer: preparer)
     }
 
     /// Reads and validates a multipart/form-data body.
     /// - Throws: ``ValidationFailure`` with every field error.
-    public static func decode(multipart body: [UInt8], contentType: String, limits: DraftLimits = DraftLimits()) throws(ValidationFailure) -> ProductPatch {
-        try validate(DraftInput.multipart(body: body, contentType: contentType), limits: limits)
+    public static func decode(
+        multipart body: [UInt8], contentType: String, limits: DraftLimits = DraftLimits(), preparer: (any UploadImagePreparer)? = nil
+    ) throws(ValidationFailure) -> ProductPatch {
+        try validate(DraftInput.multipart(body: body, contentType: contentType), limits: limits, preparer: preparer)
     }
 
-    static func validate(_ input: DraftInput, limits: DraftLimits) throws(ValidationFailure) -> ProductPatch {
-        var reader = DraftFieldReader(input: input, limits: limits)
+    static func validate(_ input: DraftInput, limits: DraftLimits, preparer: (any UploadImagePreparer)? = nil) throws(ValidationFailure) -> ProductPatch {
+        var reader = DraftFieldReader(input: input, limits: limits, preparer: preparer)
         var patch = ProductPatch(password: "")
         patch.title = reader.string("title", required: false, length: limits.title)
         patch.description = reader.string("description", required: false, length: limits.description)

@@ -62,16 +62,17 @@ extension IntegrationTests {
         @Test func aForgedOrAlteredTokenIsRefusedWithoutAnyOutboundRequest() async throws {
             try await ImageHarness.with { harness in
                 let genuine = harness.images.signer.token(for: harness.originImage("/thumbnails/3-1.png"))
-                let dot = genuine.firstIndex(of: ".")!
+                let legacy = harness.images.signer.legacyToken(for: harness.originImage("/thumbnails/3-1.png"))
+                let dot = legacy.firstIndex(of: ".")!
                 let otherURL = ImageToken.base64URL(Array(harness.originImage("/thumbnails/4-1.png").utf8))
                 let forgedKey = ImageSigner(key: Array("another-key-0123456789".utf8)).token(for: harness.originImage("/thumbnails/3-1.png"))
                 var flipped = Array(genuine)
                 flipped[flipped.count - 2] = flipped[flipped.count - 2] == "A" ? "B" : "A"
                 let tokens = [
-                    otherURL + String(genuine[dot...]),  // another URL, the old signature
-                    forgedKey,  // signed with another key
-                    String(flipped),  // a signature bit changed
-                    String(genuine[..<dot]),  // no signature
+                    otherURL + String(legacy[dot...]),  // another URL, the old signature
+                    forgedKey,  // sealed with another key
+                    String(flipped),  // a tag bit changed
+                    String(legacy[..<dot]),  // no signature
                     "not-a-token",
                 ]
                 let responses = try await harness.get(tokens.map { "/v1/images/" + $0 })

@@ -141,3 +141,35 @@ extension IntegrationTests.Images {
         }
     }
 }
+
+extension IntegrationTests.Images {
+    /// The image URLs in a product hide the origin: their tokens decode to no host, port or
+    /// path of it, and they serve the image.
+    @Test func productImageTokensRevealNoHost() async throws {
+        try await ImageHarness.with { harness in
+            let port = harness.port
+            let detail = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products/3") }
+            let images = try #require(try detail.json()["images"] as? [String])
+            let path = try #require(images.first)
+            let token = String(path.dropFirst("/v1/images/".count))
+            #expect(!token.contains("."))
+            let bytes = try #require(Array(token.utf8).withUnsafeBufferPointer { ImageToken.sealed($0) })
+            let origin = try #require(harness.originURL.port)
+            for part in ["127.0.0.1", String(origin), "/images/", "3-1.png", "http"] {
+                #expect(!bytes.contains(Array(part.utf8)), "\(part)")
+            }
+            #expect(try await harness.get([path])[0].status == 200)
+        }
+    }
+
+    /// Tokens handed out before tokens were sealed keep working until `--legacy-image-tokens
+    /// false`; then they are 403 like any forged token.
+    @Test(arguments: [true, false])
+    func legacyTokensFollowTheirSwitch(_ accepted: Bool) async throws {
+        try await ImageHarness.with(configure: { configuration, _ in configuration.images.legacyTokens = accepted }) { harness in
+            let legacy = harness.images.signer.legacyToken(for: harness.originImage("/images/3-1.png"))
+            let response = try await harness.get(["/v1/images/" + legacy])[0]
+            #expect(response.status == (accepted ? 200 : 403))
+        }
+    }
+}

@@ -6,26 +6,45 @@ import GatewayModels
 @Suite struct ImageSignerTests {
     let signer = ImageSigner(key: Array("unit-test-key-0123456789".utf8))
 
-    @Test func aTokenCarriesItsURLAndVerifies() {
+    /// A sealed token: one base64url piece that opens to its URL, the same for the same URL
+    /// and key (on any replica, after any restart), revealing nothing of the URL.
+    @Test func aTokenSealsItsURL() throws {
         let url = "https://cdn.example.com/a b/사진.png?x=1&y=2"
         let token = signer.token(for: url)
         #expect(signer.url(from: token) == url)
-        #expect(!token.contains("/") && !token.contains("+") && !token.contains("="))
-        #expect(token.split(separator: ".").count == 2)
+        #expect(!token.contains("/") && !token.contains("+") && !token.contains("=") && !token.contains("."))
         #expect(signer.token(for: url) == token, "the same URL, the same token")
+        #expect(ImageSigner(key: Array("unit-test-key-0123456789".utf8)).token(for: url) == token, "another process, the same key")
+        let bytes = try #require(token.withCString { _ in Optional(Array(token.utf8)) })
+        let box = try #require(bytes.withUnsafeBufferPointer { ImageToken.sealed($0) })
+        #expect(box.count == 12 + Array(url.utf8).count + 16)
+        for part in ["cdn.example.com", "example", "https", "png", "사진"] {
+            #expect(!box.contains(Array(part.utf8)), "\(part)")
+            #expect(!token.contains(ImageToken.base64URL(Array(part.utf8)).dropLast(2)), "\(part)")
+        }
+        // Two URLs, two nonces: no ciphertext XOR to read.
+        let other = try #require(Array(signer.token(for: url + "x").utf8).withUnsafeBufferPointer { ImageToken.sealed($0) })
+        #expect(other.prefix(12) != box.prefix(12))
     }
 
-    @Test func alteredOrForeignTokensDoNotVerify() {
+    @Test func alteredOrForeignTokensDoNotOpen() {
         let token = signer.token(for: "http://origin/images/1-1.png")
         let other = ImageSigner(key: Array("another-key-0123456789".utf8))
         #expect(other.url(from: token) == nil)
-        let parts = token.split(separator: ".")
-        let swapped = ImageToken.base64URL(Array("http://origin/images/2-1.png".utf8)) + "." + parts[1]
-        #expect(signer.url(from: swapped) == nil)
-        #expect(signer.url(from: String(parts[0])) == nil)
+        var bytes = Array(token.utf8)
+        for index in [0, 1, 5, bytes.count / 2, bytes.count - 2] {
+            let original = bytes[index]
+            bytes[index] = original == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            #expect(signer.url(from: String(decoding: bytes, as: UTF8.self)) == nil, "byte \(index)")
+            bytes[index] = original
+        }
+        #expect(signer.url(from: String(token.dropLast(4))) == nil)
         #expect(signer.url(from: token + "A") == nil)
         #expect(signer.url(from: "") == nil)
         #expect(signer.url(from: String(repeating: "A", count: 5000)) == nil)
+        // Another version byte, the same box.
+        let box = Array(token.utf8).withUnsafeBufferPointer { ImageToken.sealed($0) } ?? []
+        #expect(signer.url(from: ImageToken.base64URL([2] + box)) == nil)
     }
 
     @Test func everyLengthRoundTrips() {
@@ -33,15 +52,23 @@ import GatewayModels
             let url = "http://origin/" + String(repeating: "x", count: length) + "é"
             #expect(signer.url(from: signer.token(for: url)) == url, "\(length)")
         }
+        #expect(signer.url(from: signer.token(for: "")) == nil, "an empty URL makes a token too short to read")
     }
 
-    @Test func onlyTheCanonicalEncodingVerifies() {
-        let token = signer.token(for: "A")
-        #expect(token.hasPrefix("QQ."))
-        #expect(signer.url(from: token) == "A")
+    /// Legacy tokens (readable URL, HMAC) still open while `--legacy-image-tokens` is on, and
+    /// only in their canonical encoding; never once it is off.
+    @Test func legacyTokensOpenUntilTurnedOff() {
+        let legacy = signer.legacyToken(for: "A")
+        #expect(legacy.hasPrefix("QQ."))
+        #expect(signer.url(from: legacy) == "A")
         // "QR" decodes to "A" too, with bits left over: refused.
-        #expect(signer.url(from: "QR" + token.dropFirst(2)) == nil)
-        #expect(signer.url(from: "QQ=" + token.dropFirst(2)) == nil)
+        #expect(signer.url(from: "QR" + legacy.dropFirst(2)) == nil)
+        #expect(signer.url(from: "QQ=" + legacy.dropFirst(2)) == nil)
+        let parts = legacy.split(separator: ".")
+        #expect(signer.url(from: ImageToken.base64URL(Array("B".utf8)) + "." + parts[1]) == nil)
+        let strict = ImageSigner(key: Array("unit-test-key-0123456789".utf8), legacyTokens: false)
+        #expect(strict.url(from: legacy) == nil)
+        #expect(strict.url(from: strict.token(for: "A")) == "A")
     }
 
     @Test func aGeneratedKeyIsKeptInTheCacheDirectoryAndReused() throws {
