@@ -17,7 +17,7 @@ enum FuzzedParser: String, CaseIterable {
     case json, multipart
     case createJSON = "create-json", createMultipart = "create-multipart"
     case updateJSON = "update-json", updateMultipart = "update-multipart", deleteJSON = "delete-json"
-    case acceptLanguage = "accept-language", acceptEncoding = "accept-encoding", imageToken = "image-token"
+    case acceptLanguage = "accept-language", acceptEncoding = "accept-encoding", imageAccept = "image-accept", imageToken = "image-token"
     case v1Page = "v1-page", v2Page = "v2-page", v2bPage = "v2b-page"
     case v1Detail = "v1-detail", v2Detail = "v2-detail", v2bDetail = "v2b-detail"
     case originAnswers = "origin-answers"
@@ -76,6 +76,13 @@ public func fuzzModels(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                      && complete == expected.complete, "the list read differently from the reference")
         let allowed = input.withUnsafeBytes { AcceptEncoding.allowsGzip(bytes: $0) }
         precondition(allowed == referenceAllowsGzip(expected), "Accept-Encoding decided differently from the reference")
+    case .imageAccept:
+        let offered: [Set<ImageAccept.Choice>] = [[.avif, .webp], [.webp], [.avif], []]
+        for formats in offered {
+            let chosen = input.withUnsafeBytes { ImageAccept.choose(bytes: $0, offered: formats) }
+            precondition(chosen == referenceImageChoice(referenceList(input), offered: formats), "Accept chose another image format than the reference")
+            precondition(chosen == .original || formats.contains(chosen), "a format that is not offered")
+        }
     case .imageToken:
         input.withUnsafeBufferPointer { token in
             if let (url, mac) = ImageToken.parts(token) {
@@ -205,6 +212,22 @@ private func referenceAllowsGzip(_ list: (elements: [([UInt8], Int?)], complete:
     }
     guard list.complete, !names.contains(""), let star = names.firstIndex(of: "*") else { return false }
     return (list.elements[star].1 ?? 0) > 0
+}
+
+/// The last `image/avif` and `image/webp` (ASCII case ignored) with their weights; the newer
+/// format named with the higher q wins, AVIF on a tie; wildcards and unread elements never
+/// count.
+private func referenceImageChoice(_ list: (elements: [([UInt8], Int?)], complete: Bool), offered: Set<ImageAccept.Choice>) -> ImageAccept.Choice {
+    var avif = 0
+    var webp = 0
+    for (value, weight) in list.elements {
+        let lower = value.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }
+        if lower == Array("image/avif".utf8) { avif = weight ?? 0 }
+        if lower == Array("image/webp".utf8) { webp = weight ?? 0 }
+    }
+    if !offered.contains(.avif) { avif = 0 }
+    if !offered.contains(.webp) { webp = 0 }
+    return avif > 0 && avif >= webp ? .avif : webp > 0 ? .webp : .original
 }
 
 private func referenceLanguageRanges(_ header: [UInt8]) -> [AcceptLanguage.Range] {
