@@ -116,16 +116,27 @@ static inline int cvips_save(VipsImage *in, int format, int quality, int effort,
 }
 
 /// A render's time limit: past `deadline` (g_get_monotonic_time microseconds) libvips stops
-/// computing the image it is attached to, and the save fails.
+/// computing the image it is attached to, and the save fails. It is checked as pixels are
+/// computed (decode, resize); the last step of the AVIF and WebP encoders runs after the
+/// pixels are done and is not interrupted.
 typedef struct {
     gint64 deadline;
+    /// Set when the deadline stopped the computation (so a failure is known to be the
+    /// deadline's, not one that merely came late).
+    volatile gint fired;
 } cvips_deadline;
 
 static void cvips_check_deadline(VipsImage *image, VipsProgress *progress, void *data) {
     (void)progress;
-    const cvips_deadline *deadline = (const cvips_deadline *)data;
-    if (g_get_monotonic_time() > deadline->deadline) vips_image_set_kill(image, TRUE);
+    cvips_deadline *deadline = (cvips_deadline *)data;
+    if (g_get_monotonic_time() > deadline->deadline) {
+        g_atomic_int_set(&deadline->fired, 1);
+        vips_image_set_kill(image, TRUE);
+    }
 }
+
+/// Whether the deadline stopped the computation.
+static inline int cvips_deadline_fired(cvips_deadline *deadline) { return g_atomic_int_get(&deadline->fired); }
 
 /// Attaches `deadline` (which must outlive `image`'s evaluation) to `image`.
 static inline void cvips_set_deadline(VipsImage *image, cvips_deadline *deadline) {

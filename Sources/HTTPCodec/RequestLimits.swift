@@ -38,23 +38,31 @@ public struct RequestLimits: Sendable, Equatable {
     }
 }
 
-/// Requests that may carry uploads: one method, and a path that is `path` or under it
-/// (`/v1/products`, `/v1/products/7`). Compared byte for byte with the path as sent: an
-/// encoded spelling of the same path gets the ordinary limit, never a larger one.
+/// Requests that may carry uploads: one method, and a path that is `path` exactly, or (with
+/// `oneSegmentUnder`) one segment under it (`/v1/products/7`, not `/v1/products/7/x`).
+/// Compared byte for byte with the path as sent: an encoded spelling of the same path gets the
+/// ordinary limit, never a larger one.
 public struct UploadRoute: Sendable, Equatable {
     /// The bytes compared, kept so that matching allocates nothing (it runs on every request).
     let method: [UInt8]
     let path: [UInt8]
+    let oneSegmentUnder: Bool
 
-    public init(method: String, path: String) {
+    public init(method: String, path: String, oneSegmentUnder: Bool = false) {
         self.method = Array(method.utf8)
         self.path = Array(path.utf8)
+        self.oneSegmentUnder = oneSegmentUnder
     }
 
     func matches(method methodRange: ByteRange, path pathRange: ByteRange, in bytes: UnsafeRawBufferPointer) -> Bool {
         guard methodRange.count == method.count, pathRange.count >= path.count else { return false }
         for offset in 0..<method.count where bytes[methodRange.lowerBound + offset] != method[offset] { return false }
         for offset in 0..<path.count where bytes[pathRange.lowerBound + offset] != path[offset] { return false }
-        return pathRange.count == path.count || bytes[pathRange.lowerBound + path.count] == UInt8(ascii: "/")
+        guard oneSegmentUnder else { return pathRange.count == path.count }
+        // "/" and then at least one byte, none of them "/".
+        let rest = pathRange.lowerBound + path.count
+        guard pathRange.count > path.count + 1, bytes[rest] == UInt8(ascii: "/") else { return false }
+        for index in (rest + 1)..<pathRange.upperBound where bytes[index] == UInt8(ascii: "/") { return false }
+        return true
     }
 }

@@ -56,7 +56,7 @@ public enum ImageProcessor {
         // Lives until the render returns: libvips reads it while it computes.
         let deadline = UnsafeMutablePointer<cvips_deadline>.allocate(capacity: 1)
         defer { deadline.deallocate() }
-        deadline.initialize(to: cvips_deadline(deadline: g_get_monotonic_time() + Int(options.timeLimit / .microseconds(1))))
+        deadline.initialize(to: cvips_deadline(deadline: g_get_monotonic_time() + Int(options.timeLimit / .microseconds(1)), fired: 0))
         let header = try load(buffer, format, shrink: 1, scale: 1)
         let width = Int(cvips_width(header))
         let height = Int(cvips_height(header))
@@ -141,10 +141,10 @@ public enum ImageProcessor {
         return cvips_orientation_swaps(image) != 0 ? (height, width) : (width, height)
     }
 
-    /// The failure of a step: the time limit when it passed, else libvips' message.
+    /// The failure of a step: the time limit when it stopped libvips, else libvips' message.
     private static func failure(_ deadline: UnsafeMutablePointer<cvips_deadline>) -> ImageProcessingError {
         let message = takeError()
-        return g_get_monotonic_time() > deadline.pointee.deadline ? .timedOut : .failed(message)
+        return cvips_deadline_fired(deadline) != 0 ? .timedOut : .failed(message)
     }
 
     /// libvips' error text, cleared.

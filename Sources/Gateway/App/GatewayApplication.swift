@@ -1,4 +1,5 @@
 import GatewayModels
+import ImageProcessing
 
 /// The gateway's routes, assembled from its configuration.
 public enum GatewayApplication {
@@ -55,6 +56,9 @@ public enum GatewayApplication {
         if configuration.redis != nil, configuration.images.signingKey == nil {
             throw ImageSigningKeyError(reason: "--redis-url needs --image-signing-key: every replica must sign image URLs with the same key")
         }
+        // libvips, started and warmed up before any request: a gateway that cannot render
+        // images must not start.
+        try ImageProcessor.start()
         let signer = try ImageSigner.make(for: configuration.images)
         let images = try ImageReads(origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics)
         let client = configuration.originClient

@@ -23,8 +23,11 @@ public struct GatewayConfiguration: Sendable {
     /// The largest body of a write that may carry images (``uploadRoutes``): five phone photos
     /// in base64 pass 4 MiB.
     public var maxUploadBytes: Int = 32 * 1024 * 1024
-    /// The requests that take ``maxUploadBytes``: product creates and updates.
-    public var uploadRoutes: [UploadRoute] = [UploadRoute(method: "POST", path: "/v1/products"), UploadRoute(method: "PATCH", path: "/v1/products")]
+    /// The requests that take ``maxUploadBytes``: product creates (`POST /v1/products`) and
+    /// updates (`PATCH /v1/products/{id}`).
+    public var uploadRoutes: [UploadRoute] = [
+        UploadRoute(method: "POST", path: "/v1/products"), UploadRoute(method: "PATCH", path: "/v1/products", oneSegmentUnder: true),
+    ]
     /// The largest request line plus header block accepted; larger heads get 431.
     public var maxHeaderBytes: Int = 16 * 1024
     /// The longest request-target accepted; longer ones get 414.

@@ -30,8 +30,11 @@ struct ImageVariant: Hashable, Sendable, CustomStringConvertible {
     static func source(_ url: String) -> ImageVariant { ImageVariant(source: url) }
 
     /// The name the disk tier files it under (hashed): the URL alone for a source, as before
-    /// variants existed, so a disk tier of sources stays valid.
-    var description: String { isSource ? url : "\(url)#w=\(width)&f=\(choice)" }
+    /// variants existed, so a disk tier of sources stays valid; a variant's starts with
+    /// `variant` and a line feed, and a source's URL with `http:` or `https:` (nothing else is
+    /// fetched), so no source's name is ever a variant's (a URL ending in `#w=320&f=webp` would
+    /// otherwise name the file of a real variant).
+    var description: String { isSource ? url : "variant\n\(url)\n\(width)\n\(choice)" }
 
     /// The format to write for a source of `format`.
     func outputFormat(source format: ImageFormat) -> ImageFormat {

@@ -1,42 +1,67 @@
 import Dispatch
 import GatewayModels
 
-/// The threads that render images: CPU-heavy work that must never run on an event loop.
+/// The threads that render images (and decode writes that carry them): CPU-heavy work that must
+/// never run on an event loop.
 ///
-/// `count` serial queues (one render at a time each, so at most `count` cores busy), a job
-/// going to the queue with the fewest; at most `maxWaiting` jobs wait beyond those running,
-/// and a job past that is refused at once (the caller answers 503), so a burst of new
-/// variants cannot queue without bound. Thread-safe.
+/// One queue of jobs, first in first out, taken by at most `count` threads at once (so at most
+/// `count` cores busy): a job waits only while every thread is busy, never behind a long job
+/// while another thread idles. At most `maxWaiting` jobs wait beyond those running; a job past
+/// that is refused at once (the caller answers 503), so a burst of new variants cannot queue
+/// without bound. Thread-safe.
 final class ImageWorkers: Sendable {
-    private let queues: [DispatchQueue]
-    /// Jobs queued or running, per queue.
-    private let pending: Locked<[Int]>
+    private struct State {
+        var waiting: [@Sendable () -> Void] = []
+        var head = 0
+        var running = 0
+    }
+
+    private let state = Locked(State())
+    private let threads = DispatchQueue(label: "open-market-gateway.image-workers", qos: .utility, attributes: .concurrent)
+    let count: Int
     let maxWaiting: Int
 
     init(count: Int, maxWaiting: Int) {
-        let count = max(1, count)
-        queues = (0..<count).map { DispatchQueue(label: "open-market-gateway.image-worker-\($0)", qos: .utility) }
-        pending = Locked([Int](repeating: 0, count: count))
+        self.count = max(1, count)
         self.maxWaiting = maxWaiting
     }
 
     /// Runs `job` on a worker thread; false, and nothing run, when the pool is full.
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
-        let index: Int? = pending.withLock { pending in
-            guard pending.reduce(0, +) < queues.count + maxWaiting,
-                let index = pending.indices.min(by: { pending[$0] < pending[$1] })
-            else { return nil }
-            pending[index] += 1
-            return index
+        let (accepted, startsThread) = state.withLock { state -> (Bool, Bool) in
+            guard state.waiting.count - state.head < maxWaiting else { return (false, false) }
+            state.waiting.append(job)
+            guard state.running < count else { return (true, false) }
+            state.running += 1
+            return (true, true)
         }
-        guard let index else { return false }
-        queues[index].async { [self] in
-            job()
-            pending.withLock { $0[index] -= 1 }
-        }
-        return true
+        if startsThread { threads.async { [self] in drain() } }
+        return accepted
     }
 
-    /// Jobs queued or running.
-    var load: Int { pending.withLock { $0.reduce(0, +) } }
+    /// Runs jobs until none waits, then lets the thread go.
+    private func drain() {
+        while let job = next() { job() }
+    }
+
+    private func next() -> (@Sendable () -> Void)? {
+        state.withLock { state in
+            guard state.head < state.waiting.count else {
+                state.waiting.removeAll(keepingCapacity: true)
+                state.head = 0
+                state.running -= 1
+                return nil
+            }
+            let job = state.waiting[state.head]
+            state.head += 1
+            if state.head > 1024 {
+                state.waiting.removeFirst(state.head)
+                state.head = 0
+            }
+            return job
+        }
+    }
+
+    /// Jobs waiting or running.
+    var load: Int { state.withLock { $0.waiting.count - $0.head + $0.running } }
 }

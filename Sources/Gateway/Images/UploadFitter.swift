@@ -10,7 +10,8 @@ import ImageProcessing
 /// images over 300 KB), it is made smaller until it fits: a JPEG in quality steps at full
 /// size, then in size steps (three quarters of the width each time, quality 75); a PNG in
 /// size steps. Only an image that still does not fit at ``minimumWidth`` pixels wide, or is
-/// not an image, is refused.
+/// not an image, is refused. The render time limit holds for all the attempts of one image
+/// together, not for each.
 ///
 /// Synchronous and CPU-heavy: runs on an image worker (``ImageWorkers``), never on a loop.
 struct UploadFitter: UploadImagePreparer {
@@ -28,30 +29,43 @@ struct UploadFitter: UploadImagePreparer {
         options = RenderOptions(width: nil, format: .jpeg, maxPixels: maxPixels, timeLimit: timeLimit)
     }
 
-    func prepare(_ data: [UInt8]) -> Result<PreparedImage, UploadImageRefusal> {
+    func check(_ data: [UInt8]) -> UploadImageRefusal? {
         guard data.count <= maxSourceBytes else {
-            return .failure(UploadImageRefusal("is \(data.count) bytes; the limit is \(maxSourceBytes) bytes."))
+            return UploadImageRefusal("is \(data.count) bytes; the limit is \(maxSourceBytes) bytes.")
         }
-        guard let source = ImageFormat(sniffing: data) else {
-            return .failure(UploadImageRefusal("must be a JPEG, PNG, HEIC, WebP, AVIF or GIF image (judged by its content, not its declared type)."))
+        guard ImageFormat(sniffing: data) != nil else {
+            return UploadImageRefusal("must be a JPEG, PNG, HEIC, WebP, AVIF or GIF image (judged by its content, not its declared type).")
         }
+        return nil
+    }
+
+    func prepare(_ data: [UInt8]) -> Result<PreparedImage, UploadImageRefusal> {
+        if let refusal = check(data) { return .failure(refusal) }
+        guard let source = ImageFormat(sniffing: data) else { return .failure(UploadImageRefusal("could not be read as an image.")) }
         let kind: ImageKind = source == .png || source == .gif ? .png : .jpeg
+        let deadline = ContinuousClock.now + options.timeLimit
         do throws(ImageProcessingError) {
             let (_, width, _) = try ImageProcessor.probe(data)
             var attempt = options
             attempt.format = kind == .png ? .png : .jpeg
+            /// One attempt within what is left of the time limit.
+            func render() throws(ImageProcessingError) -> [UInt8] {
+                attempt.timeLimit = deadline - ContinuousClock.now
+                guard attempt.timeLimit > .zero else { throw .timedOut }
+                return try ImageProcessor.render(data, attempt).bytes
+            }
             // Quality steps at full size (JPEG), then size steps.
             for quality in kind == .jpeg ? Self.qualitySteps : [0] {
                 attempt.quality = kind == .jpeg ? quality : nil
-                let rendered = try ImageProcessor.render(data, attempt)
-                if rendered.bytes.count <= maxBytes { return .success(PreparedImage(kind: kind, data: rendered.bytes)) }
+                let bytes = try render()
+                if bytes.count <= maxBytes { return .success(PreparedImage(kind: kind, data: bytes)) }
             }
             attempt.quality = kind == .jpeg ? 75 : nil
             var next = width * 3 / 4
             while next >= Self.minimumWidth {
                 attempt.width = next
-                let rendered = try ImageProcessor.render(data, attempt)
-                if rendered.bytes.count <= maxBytes { return .success(PreparedImage(kind: kind, data: rendered.bytes)) }
+                let bytes = try render()
+                if bytes.count <= maxBytes { return .success(PreparedImage(kind: kind, data: bytes)) }
                 next = next * 3 / 4
             }
             return .failure(UploadImageRefusal("cannot be made to fit the origin's limit of \(maxBytes) bytes."))

@@ -106,8 +106,9 @@ struct DraftFieldReader {
 
     /// The images, each checked: valid data, JPEG or PNG by magic bytes, within the size limit;
     /// their number within `count`. With a ``preparer``, each is what it made of the upload
-    /// instead (its refusal a field error), named with the extension of what it became. `nil`
-    /// when none were sent (an error if `count` needs some).
+    /// instead (its refusal a field error), named with the extension of what it became, when
+    /// no error was found before (else only its cheap checks run). `nil` when none were sent
+    /// (an error if `count` needs some).
     mutating func images(count: ClosedRange<Int>, required: Bool = true) -> [ImageUpload]? {
         guard let raws = input.images else {
             if required { fail("images", "images is required: \(count.lowerBound) to \(count.upperBound) JPEG or PNG files.") }
@@ -116,11 +117,18 @@ struct DraftFieldReader {
         if !count.contains(raws.count) {
             fail("images", "Send \(count.lowerBound) to \(count.upperBound) images; got \(raws.count).")
         }
+        // Rendering is the costly part: only for a request that can still succeed (images are
+        // read last); any other gets the cheap checks, and every field error all the same.
+        let render = errors.isEmpty
         var uploads: [ImageUpload] = []
         for (index, raw) in raws.enumerated() {
             let field = "images[\(index)]"
             if let error = raw.error { errors.append(error); continue }
             guard let data = raw.data, !data.isEmpty else { fail(field, "\(field) is empty."); continue }
+            if let preparer, !render {
+                if let refusal = preparer.check(data) { fail(field, "\(field) \(refusal.message)") }
+                continue
+            }
             if let preparer {
                 switch preparer.prepare(data) {
                 case .success(let prepared):

@@ -9,6 +9,9 @@ public protocol UploadImagePreparer: Sendable {
     /// The bytes to send for `data`, or the end of a field error's sentence about it
     /// ("must be …", "is …"), which the decoder reports as `images[N] <message>`.
     func prepare(_ data: [UInt8]) -> Result<PreparedImage, UploadImageRefusal>
+    /// The cheap checks of ``prepare(_:)`` alone (type by its first bytes, size), for a request
+    /// that fails anyway: nothing is decoded, but every field error is still reported.
+    func check(_ data: [UInt8]) -> UploadImageRefusal?
 }
 
 /// An upload ready for the origin: JPEG or PNG, metadata stripped, within its byte limit.

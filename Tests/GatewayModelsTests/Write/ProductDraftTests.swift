@@ -124,3 +124,53 @@ import Testing
         }
     }
 }
+
+/// A preparer that records what it was asked: JPEG in, a fixed JPEG out.
+private final class RecordingPreparer: UploadImagePreparer, @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls: [String] = []
+    var recorded: [String] { lock.withLock { calls } }
+
+    func prepare(_ data: [UInt8]) -> Result<PreparedImage, UploadImageRefusal> {
+        lock.withLock { calls.append("prepare") }
+        guard data.first == 0xFF else { return .failure(UploadImageRefusal("is not a photo.")) }
+        return .success(PreparedImage(kind: .jpeg, data: [0xFF, 0xD8, 0xFF, 0xD9]))
+    }
+
+    func check(_ data: [UInt8]) -> UploadImageRefusal? {
+        lock.withLock { calls.append("check") }
+        return data.first == 0xFF ? nil : UploadImageRefusal("is not a photo.")
+    }
+}
+
+extension ProductDraftTests {
+    static func body(title: String, images: [[UInt8]]) -> [UInt8] {
+        let list = images.map { #"{"filename":"IMG_0001.HEIC","data":"\#(Data($0).base64EncodedString())"}"# }.joined(separator: ",")
+        return Array(#"{"title":"\#(title)","description":"d","price":1,"currency":"USD","stock":1,"password":"pw","images":[\#(list)]}"#.utf8)
+    }
+
+    /// What the preparer makes is what is sent, named after it.
+    @Test func aPreparerMakesWhatIsSent() throws {
+        let preparer = RecordingPreparer()
+        let draft = try ProductDraft.decode(json: Self.body(title: "t", images: [[0xFF, 1, 2]]), preparer: preparer)
+        #expect(draft.images == [ImageUpload(filename: "IMG_0001.jpg", kind: .jpeg, data: [0xFF, 0xD8, 0xFF, 0xD9])])
+        #expect(preparer.recorded == ["prepare"])
+    }
+
+    /// A request that fails anyway gets the cheap checks only, and still every field error.
+    @Test func nothingIsRenderedForARequestThatFails() {
+        let preparer = RecordingPreparer()
+        #expect(throws: ValidationFailure([
+            FieldError(field: "title", message: "title must be 1 to 100 characters long; it has 0."),
+            FieldError(field: "images[1]", message: "images[1] is not a photo."),
+        ])) {
+            try ProductDraft.decode(json: Self.body(title: "", images: [[0xFF], [0x00]]), preparer: preparer)
+        }
+        #expect(preparer.recorded == ["check", "check"])
+        let seven = RecordingPreparer()
+        #expect(throws: ValidationFailure.self) {
+            try ProductDraft.decode(json: Self.body(title: "t", images: Array(repeating: [0xFF], count: 7)), preparer: seven)
+        }
+        #expect(seven.recorded == Array(repeating: "check", count: 7))
+    }
+}

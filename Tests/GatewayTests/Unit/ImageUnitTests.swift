@@ -264,7 +264,10 @@ import GatewayModels
     /// Variants are named by normalised parts only; a source is named by its URL, as before.
     @Test func variantNames() {
         #expect(ImageVariant.source("http://o/a.png").description == "http://o/a.png")
-        #expect(ImageVariant(url: "http://o/a.png", width: 320, choice: .webp).description == "http://o/a.png#w=320&f=webp")
+        #expect(ImageVariant(url: "http://o/a.png", width: 320, choice: .webp).description == "variant\nhttp://o/a.png\n320\nwebp")
         #expect(ImageVariant(url: "http://o/a.png", width: 0, choice: .original) != ImageVariant.source("http://o/a.png"))
+        // No fetchable URL names a variant's file (a source URL starts with http: or https:).
+        let variant = ImageVariant(url: "http://o/a.png", width: 320, choice: .webp)
+        #expect(ImageDiskCache.fileName(for: .source("http://o/a.png#w=320&f=webp")) != ImageDiskCache.fileName(for: variant))
     }
 }
