@@ -27,7 +27,7 @@ public struct RequestLimits: Sendable, Equatable {
         self.uploadRoutes = uploadRoutes
     }
 
-    /// The largest body any request may have (what a connection may need to hold).
+    /// The largest body any request may have.
     public var largestBody: Int { uploadRoutes.isEmpty ? maxBodyBytes : max(maxBodyBytes, maxUploadBytes) }
 
     /// The body limit of a request whose method and path (as sent, still percent-encoded)

@@ -200,7 +200,9 @@ final class ClientConnection: @unchecked Sendable {
     /// Makes space after `end`: moves the current request to the front, or grows the
     /// buffer up to what the limits allow. False when the request is larger than any
     /// request the limits admit (the decoder refuses such requests before this point for
-    /// heads and declared lengths; this bounds chunked bodies' framing too).
+    /// heads and declared lengths; this bounds chunked bodies' framing too). The body's share
+    /// is this request's own limit once its head is read (an upload route's is larger), the
+    /// ordinary one before.
     private func makeRoom() -> Bool {
         if end < input.count { return true }
         if start > 0 {
@@ -208,7 +210,8 @@ final class ClientConnection: @unchecked Sendable {
             return true
         }
         let limits = server.core.requestLimits
-        let ceiling = limits.maxHeadBytes * 2 + limits.largestBody * 2 + Self.readChunk
+        let body = phase == .body ? decoder.head.maxBodyBytes : limits.maxBodyBytes
+        let ceiling = limits.maxHeadBytes * 2 + body * 2 + Self.readChunk
         guard input.count < ceiling else { return false }
         input.append(contentsOf: repeatElement(0, count: min(input.count, ceiling - input.count)))
         return true

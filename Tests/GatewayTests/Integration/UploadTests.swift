@@ -115,4 +115,33 @@ extension IntegrationTests.WritePath {
             #expect(create.status == 400)
         }
     }
+
+    /// A create's body past twice `--max-body-bytes` (what a connection's buffer holds for
+    /// any other request) is read whole, in Content-Length and in small chunks alike.
+    @Test(arguments: [false, true])
+    func anUploadPastTheOrdinaryBufferIsReadWhole(_ chunked: Bool) async throws {
+        try await ReadPathHarness.with { harness in
+            let port = harness.port
+            let body = Array(repeating: UInt8(ascii: " "), count: 9 * 1024 * 1024) + Array(#"{"password":"pw1234"}"#.utf8)
+            let response = try await offPool { () -> RawHTTPClient.Response in
+                let client = try RawHTTPClient(port: port, timeout: 60)
+                if !chunked {
+                    return try client.request("POST", "/v1/products", headers: ["Content-Type: application/json"], body: body)
+                }
+                try client.send("POST /v1/products HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+                var framed: [UInt8] = []
+                var offset = 0
+                while offset < body.count {
+                    let piece = body[offset..<min(offset + 65_536, body.count)]
+                    framed += Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8)
+                    offset += piece.count
+                }
+                try client.send(framed + Array("0\r\n\r\n".utf8))
+                return try client.readResponse()
+            }
+            // Read whole and validated: the fields are missing, not too large.
+            #expect(response.status == 400)
+            #expect(try response.json()["type"] as? String == "urn:open-market-gateway:problem:invalid-fields")
+        }
+    }
 }
