@@ -27,9 +27,6 @@ public struct RequestLimits: Sendable, Equatable {
         self.uploadRoutes = uploadRoutes
     }
 
-    /// The largest body any request may have.
-    public var largestBody: Int { uploadRoutes.isEmpty ? maxBodyBytes : max(maxBodyBytes, maxUploadBytes) }
-
     /// The body limit of a request whose method and path (as sent, still percent-encoded)
     /// are these: ``maxUploadBytes`` for an upload route, else ``maxBodyBytes``.
     func maxBodyBytes(method: ByteRange, path: ByteRange, in bytes: UnsafeRawBufferPointer) -> Int {

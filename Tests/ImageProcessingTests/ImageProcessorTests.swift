@@ -24,14 +24,14 @@ import Testing
     @Test(arguments: [ImageFormat.jpeg, .webp, .avif, .png])
     func phonePhotosAreTurnedResizedAndStripped(_ format: ImageFormat) throws {
         let source = try TestPhotos.phoneJPEG(width: 400, height: 300, orientation: 6)
-        #expect(TestPhotos.contains(source, TestPhotos.secret))
+        #expect(source.contains(TestPhotos.secret))
         #expect(try ImageProcessor.probe(source) == (.jpeg, 300, 400))
         let rendered = try ImageProcessor.render(source, RenderOptions(width: 150, format: format))
         #expect(rendered.format == format)
         #expect((rendered.width, rendered.height) == (150, 200))
         #expect(ImageFormat(sniffing: rendered.bytes) == format)
         let leaks = [TestPhotos.secret, Array("Exif".utf8), Array("http://ns.adobe.com/xap".utf8), Array("ICCP".utf8), Array("lcms".utf8)]
-            .filter { TestPhotos.contains(rendered.bytes, $0) }.map { String(decoding: $0, as: UTF8.self) }
+            .filter { rendered.bytes.contains($0) }.map { String(decoding: $0, as: UTF8.self) }
         #expect(leaks == [])
         let loader = format == .avif ? Int32(CVIPS_HEIF) : format == .webp ? Int32(CVIPS_WEBP) : format == .png ? Int32(CVIPS_PNG) : Int32(CVIPS_JPEG)
         let decoded = try TestPhotos.decode(rendered.bytes, loader: loader)
@@ -63,11 +63,11 @@ import Testing
 
     @Test func pngTextChunksAreStripped() throws {
         let source = try TestPhotos.pngWithText(width: 64, height: 48)
-        #expect(TestPhotos.contains(source, TestPhotos.secret))
+        #expect(source.contains(TestPhotos.secret))
         #expect(try ImageProcessor.probe(source) == (.png, 64, 48))
         let rendered = try ImageProcessor.render(source, RenderOptions(width: nil, format: .png))
         #expect((rendered.width, rendered.height) == (64, 48))
-        let leaked = TestPhotos.contains(rendered.bytes, TestPhotos.secret)
+        let leaked = rendered.bytes.contains(TestPhotos.secret)
         #expect(!leaked)
     }
 

@@ -61,7 +61,4 @@ final class ImageWorkers: Sendable {
             return job
         }
     }
-
-    /// Jobs waiting or running.
-    var load: Int { state.withLock { $0.waiting.count - $0.head + $0.running } }
 }

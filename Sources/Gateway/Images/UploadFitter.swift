@@ -30,18 +30,27 @@ struct UploadFitter: UploadImagePreparer {
     }
 
     func check(_ data: [UInt8]) -> UploadImageRefusal? {
+        guard case .failure(let refusal) = format(of: data) else { return nil }
+        return refusal
+    }
+
+    /// The cheap checks: the size, and the format by the first bytes.
+    private func format(of data: [UInt8]) -> Result<ImageFormat, UploadImageRefusal> {
         guard data.count <= maxSourceBytes else {
-            return UploadImageRefusal("is \(data.count) bytes; the limit is \(maxSourceBytes) bytes.")
+            return .failure(UploadImageRefusal("is \(data.count) bytes; the limit is \(maxSourceBytes) bytes."))
         }
-        guard ImageFormat(sniffing: data) != nil else {
-            return UploadImageRefusal("must be a JPEG, PNG, HEIC, WebP, AVIF or GIF image (judged by its content, not its declared type).")
+        guard let format = ImageFormat(sniffing: data) else {
+            return .failure(UploadImageRefusal("must be a JPEG, PNG, HEIC, WebP, AVIF or GIF image (judged by its content, not its declared type)."))
         }
-        return nil
+        return .success(format)
     }
 
     func prepare(_ data: [UInt8]) -> Result<PreparedImage, UploadImageRefusal> {
-        if let refusal = check(data) { return .failure(refusal) }
-        guard let source = ImageFormat(sniffing: data) else { return .failure(UploadImageRefusal("could not be read as an image.")) }
+        let source: ImageFormat
+        switch format(of: data) {
+        case .success(let format): source = format
+        case .failure(let refusal): return .failure(refusal)
+        }
         let kind: ImageKind = source == .png || source == .gif ? .png : .jpeg
         let deadline = ContinuousClock.now + options.timeLimit
         do throws(ImageProcessingError) {
