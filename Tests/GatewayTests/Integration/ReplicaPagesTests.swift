@@ -15,6 +15,11 @@ extension IntegrationTests {
             (try response.json()["display"] as? [String: Any])?["price"] as? String
         }
 
+        /// How many page entries Redis holds (locks aside).
+        static func storedPages(_ harness: ReplicaHarness) throws -> Int {
+            try harness.redis.cli("KEYS", "*page:*").split(separator: "\n").filter { !$0.hasSuffix(":lock") }.count
+        }
+
         /// Page 1 and a detail through A, then through B: one origin request each, B's answers
         /// from the shared tier with the same ETag and bytes.
         @Test func aPageFetchedThroughOneReplicaServesTheOthers() async throws {
@@ -22,9 +27,15 @@ extension IntegrationTests {
                 let a = try harness.start()
                 let b = try harness.start()
                 #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
-                let (listA, listB, detailA, detailB) = try await offPool {
-                    (try Self.get(a.port, "/v1/products?page=1"), try Self.get(b.port, "/v1/products?page=1"),
-                     try Self.get(a.port, "/v1/products/3"), try Self.get(b.port, "/v1/products/3"))
+                let (listA, detailA) = try await offPool {
+                    (try Self.get(a.port, "/v1/products?page=1"), try Self.get(a.port, "/v1/products/3"))
+                }
+                // A stores in Redis after it answers, and prefetches page 2 after page 1: B asks
+                // once the three entries are there (else B could find only A's lock, and count
+                // a hit after waiting).
+                #expect(try await harness.wait { try Self.storedPages(harness) == 3 })
+                let (listB, detailB) = try await offPool {
+                    (try Self.get(b.port, "/v1/products?page=1"), try Self.get(b.port, "/v1/products/3"))
                 }
                 #expect(listA.status == 200)
                 #expect(listA.header("Cache-Status") == "open-market-gateway-shared; fwd=miss; stored, open-market-gateway; fwd=miss; stored")
@@ -39,8 +50,10 @@ extension IntegrationTests {
                 // B now has it in its own cache.
                 let again = try await offPool { try Self.get(b.port, "/v1/products/3") }
                 #expect(again.header("Cache-Status")?.hasPrefix("open-market-gateway; hit; ttl=") == true)
-                let metrics = String(decoding: b.routes.reads.metrics.render(), as: UTF8.self)
-                #expect(metrics.contains(#"gateway_cache_events_total{cache="page_shared",event="hit"} 2"#))
+                // Page 1, its prefetched page 2 and the detail: three hits in the shared tier.
+                let metrics = { String(decoding: b.routes.reads.metrics.render(), as: UTF8.self) }
+                #expect(try await harness.wait { metrics().contains(#"gateway_cache_events_total{cache="page_shared",event="hit"} 3"#) })
+                #expect(metrics().contains(#"gateway_cache_events_total{cache="page_shared",event="miss"} 0"#))
                 a.server.shutdown()
                 b.server.shutdown()
             }
