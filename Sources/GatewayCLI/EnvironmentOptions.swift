@@ -9,7 +9,8 @@ enum EnvironmentOptions {
         "origin-ca-file", "page-cache-bytes", "list-ttl", "detail-ttl", "stale-while-revalidate", "stale-if-error",
         "tls-cert", "tls-key", "log-level", "public-url", "cache-dir", "image-signing-key", "image-host", "max-image-bytes",
         "image-memory-bytes", "image-disk-bytes", "legacy-image-tokens", "origin-image-max-bytes", "image-widths", "image-formats", "avif-speed", "max-image-pixels",
-        "image-render-timeout", "redis-url", "redis-timeout",
+        "image-render-timeout", "redis-url", "redis-timeout", "rate-limit-reads", "rate-limit-writes", "rate-limit-images",
+        "rate-limit-burst", "trusted-proxies", "rate-limit-key-header",
     ]
 
     /// `GATEWAY_` and the flag name in upper case with `_` for `-`.

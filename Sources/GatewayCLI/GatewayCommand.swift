@@ -151,6 +151,24 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Seconds a Redis command may take before the gateway gives up on it. (env: GATEWAY_REDIS_TIMEOUT)")
     var redisTimeout: Double = 0.25
 
+    @Option(help: "Per-client budget of product reads (GET and HEAD on /v1/products…), N/s, N/m or N/h, e.g. 600/m. Off by default. (env: GATEWAY_RATE_LIMIT_READS)")
+    var rateLimitReads: String?
+
+    @Option(help: "Per-client budget of product writes (POST, PATCH, DELETE on /v1/products…), N/s, N/m or N/h, e.g. 30/m. Off by default. (env: GATEWAY_RATE_LIMIT_WRITES)")
+    var rateLimitWrites: String?
+
+    @Option(help: "Per-client budget of images (/v1/images/…), N/s, N/m or N/h; a scrolled list page brings 20 thumbnails. Off by default. (env: GATEWAY_RATE_LIMIT_IMAGES)")
+    var rateLimitImages: String?
+
+    @Option(help: "Requests a rested client may send at once beyond each budget's quota. (env: GATEWAY_RATE_LIMIT_BURST)")
+    var rateLimitBurst: Int = 0
+
+    @Option(help: "Comma-separated addresses and CIDR ranges of proxies whose X-Forwarded-For (and --rate-limit-key-header) is believed. (env: GATEWAY_TRUSTED_PROXIES)")
+    var trustedProxies: String?
+
+    @Option(help: "A header a trusted proxy sets to name the client, for rate limits (many phones share one carrier address). (env: GATEWAY_RATE_LIMIT_KEY_HEADER)")
+    var rateLimitKeyHeader: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical. (env: GATEWAY_LOG_LEVEL)")
     var logLevel: String = "info"
 
@@ -222,6 +240,24 @@ struct GatewayCommand: ParsableCommand {
                 throw ValidationError("--redis-url needs --image-signing-key: every replica must sign image URLs with the same key, and a generated key is each replica's own.")
             }
         }
+        for (flag, value) in [("--rate-limit-reads", rateLimitReads), ("--rate-limit-writes", rateLimitWrites), ("--rate-limit-images", rateLimitImages)] {
+            guard let value else { continue }
+            guard RateRule(parsing: value) != nil else {
+                throw ValidationError("\(flag) must be N/s, N/m or N/h with N from 1 to 1000000, like 600/m.")
+            }
+        }
+        guard (0...1_000_000).contains(rateLimitBurst) else { throw ValidationError("--rate-limit-burst must be 0 to 1000000.") }
+        if let trustedProxies, AddressRanges(parsing: trustedProxies) == nil {
+            throw ValidationError("--trusted-proxies must be comma-separated IP addresses or CIDR ranges, like 10.0.0.0/8,2001:db8::/32.")
+        }
+        if let rateLimitKeyHeader {
+            guard !rateLimitKeyHeader.isEmpty, rateLimitKeyHeader.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                throw ValidationError("--rate-limit-key-header must be a header name.")
+            }
+            guard trustedProxies != nil else {
+                throw ValidationError("--rate-limit-key-header needs --trusted-proxies: only a trusted proxy's header is believed.")
+            }
+        }
         guard redisTimeout > 0, redisTimeout <= 10 else { throw ValidationError("--redis-timeout must be more than 0 and at most 10 seconds.") }
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together.")
@@ -289,6 +325,11 @@ struct GatewayCommand: ParsableCommand {
         configuration.images.maxPixels = maxImagePixels
         configuration.images.renderTimeout = .milliseconds(Int64(imageRenderTimeout * 1000))
         configuration.images.resolveTimeout = .seconds(originConnectTimeout)
+        configuration.rateLimits.reads = rateLimitReads.flatMap { RateRule(parsing: $0, burst: rateLimitBurst) }
+        configuration.rateLimits.writes = rateLimitWrites.flatMap { RateRule(parsing: $0, burst: rateLimitBurst) }
+        configuration.rateLimits.images = rateLimitImages.flatMap { RateRule(parsing: $0, burst: rateLimitBurst) }
+        configuration.rateLimits.trustedProxies = trustedProxies.flatMap { AddressRanges(parsing: $0) } ?? .none
+        configuration.rateLimits.keyHeader = rateLimitKeyHeader
         if let redisUrl, var redis = try? RedisConfiguration(url: redisUrl) {
             redis.commandTimeout = .milliseconds(Int64(redisTimeout * 1000))
             configuration.redis = redis

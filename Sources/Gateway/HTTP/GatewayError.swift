@@ -107,6 +107,15 @@ public struct GatewayError: Error, Sendable, Equatable {
                 + "or retry with the same Idempotency-Key.")
     }
 
+    /// 429: the client spent its budget (`policy`); `Retry-After` says when one more
+    /// request fits. The transport adds the `RateLimit` fields.
+    static func rateLimited(policy: String, retryAfterSeconds: Int) -> GatewayError {
+        GatewayError(
+            status: 429, type: typePrefix + "rate-limited", title: "Too many requests",
+            detail: "This client has used its \(policy) budget; retry after \(retryAfterSeconds) s.",
+            headers: ["Retry-After": String(retryAfterSeconds)])
+    }
+
     public static func internalError() -> GatewayError {
         GatewayError(status: 500, detail: "The gateway failed to handle this request.")
     }

@@ -68,6 +68,12 @@ public final class GatewayMetrics: Sendable {
         timer("gateway_origin_request_duration_seconds").recordNanoseconds(duration.nanoseconds)
     }
 
+    /// Counts one request refused with 429 by `policy` (`reads`, `writes`, `images`) on
+    /// `route` (its pattern).
+    func rateLimited(route: String, policy: String) {
+        counter("gateway_rate_limited_total", [("route", route), ("policy", policy)]).increment()
+    }
+
     /// How long one read of the shared page tier took (the Redis round trip).
     func sharedTierLatency(_ duration: Duration) {
         timer("gateway_shared_cache_read_duration_seconds").recordNanoseconds(duration.nanoseconds)

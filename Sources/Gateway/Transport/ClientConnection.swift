@@ -39,6 +39,8 @@ final class ClientConnection: @unchecked Sendable {
 
     let fd: Int32
     let peer: String
+    /// The peer's address, for rate limits.
+    let peerAddress: IPAddress
     /// Strong: an exchange that answers after the server stopped must still find it.
     let server: ServerLoop
     /// Owned; freed in `close`. The TLS session over `fd`, when the server speaks HTTPS.
@@ -79,10 +81,11 @@ final class ClientConnection: @unchecked Sendable {
     /// The socket is asked for this much at most per read.
     static let readChunk = 64 * 1024
 
-    init?(fd: Int32, ssl: OpaquePointer?, peer: String, server: ServerLoop) {
+    init?(fd: Int32, ssl: OpaquePointer?, peer: String, address: IPAddress, server: ServerLoop) {
         self.fd = fd
         self.ssl = ssl
         self.peer = peer
+        self.peerAddress = address
         self.server = server
         decoder = RequestDecoder(limits: server.core.requestLimits)
         input = [UInt8](repeating: 0, count: Self.initialBuffer)
@@ -288,7 +291,8 @@ final class ClientConnection: @unchecked Sendable {
                 }
                 armReading(.body)
             case .complete(let message):
-                if !answerStored(message) { dispatch(message) }
+                let verdict = rateVerdict(message)
+                if verdict?.decision.allowed == false || !answerStored(message, verdict: verdict) { dispatch(message, verdict: verdict) }
             case .failure(let error):
                 refuse(error)
                 return
@@ -298,9 +302,22 @@ final class ClientConnection: @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// Hands one complete request to the router. The answer comes back through `respond`,
+    /// Spends one request of the budget `message` falls under, when rate limits are on and
+    /// it falls under one; nil otherwise. Once per request, before either answer path.
+    private func rateVerdict(_ message: RequestMessage) -> RateLimiter.Verdict? {
+        guard let limiter = server.core.rateLimiter else { return nil }
+        return input.withUnsafeBytes { all in
+            let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
+            guard let policy = limiter.policy(method: message.head.method.bytes(in: bytes), path: message.head.path.bytes(in: bytes))
+            else { return nil }
+            return limiter.check(policy, client: limiter.client(peer: peerAddress, head: message.head, bytes: bytes))
+        }
+    }
+
+    /// Hands one complete request to the router (or, when `verdict` refused it, answers 429
+    /// for its route without running the route). The answer comes back through `respond`,
     /// on the spot or later.
-    private func dispatch(_ message: RequestMessage) {
+    private func dispatch(_ message: RequestMessage, verdict: RateLimiter.Verdict?) {
         disarmReading()
         phase = .handling
         let core = server.core
@@ -315,9 +332,14 @@ final class ClientConnection: @unchecked Sendable {
             connection: self, method: request.method, path: request.path, requestID: request.requestID,
             acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: started,
             keepAlive: keepAlive, http10: message.head.minorVersion == 0)
+        exchange.rateLimit = verdict
         core.inFlight.add(1, ordering: .relaxed)
         let responder = Responder(sink: exchange, requestID: request.requestID)
-        if let unknown = request.unknownMethod {
+        if let verdict, !verdict.decision.allowed {
+            exchange.route = request.unknownMethod == nil ? core.router.resolve(request).label : "unmatched"
+            core.metrics.rateLimited(route: exchange.route, policy: verdict.policy.kind.name)
+            responder.fail(GatewayError.rateLimited(policy: verdict.policy.kind.name, retryAfterSeconds: verdict.decision.retryAfterSeconds))
+        } else if let unknown = request.unknownMethod {
             exchange.route = "unmatched"
             if let allowed = core.router.allowedMethods(path: request.path) {
                 exchange.route = allowed.pattern
@@ -338,7 +360,7 @@ final class ClientConnection: @unchecked Sendable {
     /// straight from the connection's buffer: nothing is copied out, nothing formatted but
     /// the per-request fields, nothing allocated. False when no handler answered; the
     /// request then goes to `dispatch`.
-    private func answerStored(_ message: RequestMessage) -> Bool {
+    private func answerStored(_ message: RequestMessage, verdict: RateLimiter.Verdict?) -> Bool {
         let core = server.core
         guard message.body.isEmpty, core.router.hasStoredRoutes else { return false }
         let started = ContinuousClock.now
@@ -367,6 +389,7 @@ final class ClientConnection: @unchecked Sendable {
             }
             idRange = idStart..<answer.head.count
             answer.head.append(contentsOf: ResponseHeadWriter.crlf)
+            if let verdict { verdict.policy.append(verdict.decision, to: &answer.head) }
             return label
         }
         guard let label else {

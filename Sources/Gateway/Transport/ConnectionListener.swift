@@ -1,4 +1,5 @@
 import CEvent
+import GatewayModels
 import Glibc
 import Logging
 
@@ -65,7 +66,7 @@ final class ConnectionListener {
                 }
                 return
             }
-            server.accepted(fd, peer: Self.describe(address))
+            server.accepted(fd, peer: Self.describe(address), address: Self.address(address))
         }
     }
 
@@ -104,6 +105,29 @@ final class ConnectionListener {
     /// The text `inet_ntop` wrote, up to its NUL.
     private static func string(_ text: [CChar]) -> String {
         String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A peer's address (0.0.0.0 for a family that has none, such as a Unix socket).
+    static func address(_ storage: sockaddr_storage) -> IPAddress {
+        var storage = storage
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { IPAddress(ipv4: UInt32(bigEndian: $0.pointee.sin_addr.s_addr)) }
+            }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    withUnsafeBytes(of: address.pointee.sin6_addr) { bytes in
+                        IPAddress(
+                            high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                            low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                    }
+                }
+            }
+        default:
+            return IPAddress(ipv4: 0)
+        }
     }
 
     /// `address:port` of a peer (IPv6 addresses in brackets).

@@ -20,6 +20,9 @@ final class ServerCore: Sendable {
     /// The request limits every loop's decoders enforce.
     let requestLimits: RequestLimits
 
+    /// The per-client budgets; nil when no limit is set.
+    let rateLimiter: RateLimiter?
+
     /// Told about other replicas' writes, through the first loop's subscription.
     let replicaListener: (any ReplicaListener)?
 
@@ -29,6 +32,7 @@ final class ServerCore: Sendable {
         self.router = router
         self.logger = logger
         self.metrics = metrics
+        rateLimiter = configuration.rateLimits.isOn ? RateLimiter(configuration: configuration.rateLimits) : nil
         requestLimits = RequestLimits(
             maxHeadBytes: configuration.maxHeaderBytes, maxTargetBytes: configuration.maxTargetBytes,
             maxBodyBytes: configuration.maxBodyBytes, maxUploadBytes: configuration.maxUploadBytes,

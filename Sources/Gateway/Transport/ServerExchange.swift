@@ -24,6 +24,9 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     private let delivered = Atomic<Bool>(false)
     /// The route label for metrics; set on the loop before the handler runs.
     var route = "malformed"
+    /// The budget this request spent, whose `RateLimit` fields the answer carries; set on
+    /// the loop before the handler runs.
+    var rateLimit: RateLimiter.Verdict?
 
     init(
         connection: ClientConnection, method: HTTPMethod, path: String, requestID: String, acceptsGzip: Bool,
@@ -47,6 +50,10 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         }
         var response = response
         response.headers.set(RequestID.headerName, requestID)
+        if let rateLimit {
+            response.headers.set("RateLimit-Policy", rateLimit.policy.policyValue)
+            response.headers.set("RateLimit", rateLimit.policy.rateValue(rateLimit.decision))
+        }
         let uncompressedBytes = response.body.count
         let core = connection.server.core
         let compression = core.configuration.compression

@@ -1,4 +1,5 @@
 import CEvent
+import GatewayModels
 import Glibc
 import HTTPCodec
 import Logging
@@ -56,7 +57,7 @@ final class ServerLoop: @unchecked Sendable {
 
     /// Takes a newly accepted socket: a connection, or a 503 when the process is at its cap
     /// and no idle connection of this loop can make room.
-    func accepted(_ fd: Int32, peer: String) {
+    func accepted(_ fd: Int32, peer: String, address: IPAddress) {
         if core.connections.load(ordering: .relaxed) >= core.configuration.maxConnections && !closeOneIdleConnection() {
             // Another loop may have an idle connection: it closes one soon, and this one is
             // served meanwhile (so in a burst the cap may be passed by up to one accept batch).
@@ -74,7 +75,7 @@ final class ServerLoop: @unchecked Sendable {
             }
             ssl = made
         }
-        guard let connection = ClientConnection(fd: fd, ssl: ssl, peer: peer, server: self) else {
+        guard let connection = ClientConnection(fd: fd, ssl: ssl, peer: peer, address: address, server: self) else {
             if let ssl { SSL_free(ssl) }
             close(fd)
             return

@@ -1,0 +1,171 @@
+import Crypto
+import GatewayModels
+import HTTPCodec
+
+/// The per-client budgets of one process: for each named policy, each client's theoretical
+/// arrival time (``CellRate``) in a table split into shards, each behind its own lock.
+///
+/// Thread-safe; every loop checks requests here. A check of a known client allocates
+/// nothing. Tables are bounded: clients whose budget is full again are forgotten when a
+/// table grows, and past ``RateLimitConfiguration/maxClients`` new clients share one budget
+/// until room is made.
+final class RateLimiter: Sendable {
+    /// Who a budget belongs to: an IPv4 address, an IPv6 /64, or the digest of a key header.
+    struct ClientKey: Hashable, Sendable {
+        var high: UInt64
+        var low: UInt64
+        /// Every client that finds its table full.
+        static let overflow = ClientKey(high: ~0, low: ~0)
+    }
+
+    /// One request's verdict under one policy.
+    struct Verdict: Sendable {
+        let policy: RateLimitPolicy
+        let decision: CellRate.Decision
+    }
+
+    private struct Shard: Sendable {
+        var arrivals: [ClientKey: Int64] = [:]
+        /// The size at which rested clients are next dropped.
+        var sweepAt = 1024
+    }
+
+    private final class Table: Sendable {
+        let shards: [Locked<Shard>]
+        let maxPerShard: Int
+
+        init(maxClients: Int) {
+            shards = (0..<RateLimiter.shardCount).map { _ in Locked(Shard()) }
+            maxPerShard = max(1, maxClients / RateLimiter.shardCount)
+        }
+    }
+
+    static let shardCount = 8
+    private let policies: [RateLimitPolicy?]
+    private let tables: [Table?]
+    let trusted: AddressRanges
+    /// `--rate-limit-key-header`, lower-cased.
+    private let keyHeader: [UInt8]?
+    private let start = ContinuousClock.now
+
+    init(configuration: RateLimitConfiguration) {
+        let rules = [configuration.reads, configuration.writes, configuration.images]
+        policies = RateLimitKind.allCases.map { kind in rules[kind.rawValue].map { RateLimitPolicy(kind: kind, rule: $0) } }
+        tables = rules.map { $0 == nil ? nil : Table(maxClients: configuration.maxClients) }
+        trusted = configuration.trustedProxies
+        keyHeader = configuration.keyHeader.map { Array($0.lowercased().utf8) }
+    }
+
+    /// The policy a request spends, from its method and path alone (before routing, so a
+    /// cache hit and a miss cost the same): nil when it spends none (health, readiness,
+    /// metrics, `OPTIONS`, paths outside the API) or that budget is off.
+    func policy(method: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer) -> RateLimitPolicy? {
+        if Self.isUnder(path, Self.productsPath) {
+            if Self.equals(method, "OPTIONS") { return nil }
+            let read = Self.equals(method, "GET") || Self.equals(method, "HEAD")
+            return policies[(read ? RateLimitKind.reads : .writes).rawValue]
+        }
+        if Self.isUnder(path, Self.imagesPath) && !Self.equals(method, "OPTIONS") { return policies[RateLimitKind.images.rawValue] }
+        return nil
+    }
+
+    /// Spends one request of `policy` for `client` now.
+    func check(_ policy: RateLimitPolicy, client: ClientKey) -> Verdict {
+        Verdict(policy: policy, decision: check(policy.kind, rule: policy.rule, client: client, now: nanoseconds(.now)))
+    }
+
+    func check(_ kind: RateLimitKind, rule: RateRule, client: ClientKey, now: Int64) -> CellRate.Decision {
+        guard let table = tables[kind.rawValue] else {
+            return CellRate.Decision(allowed: true, remaining: rule.capacity, resetSeconds: 0, retryAfterSeconds: 0, arrival: 0)
+        }
+        let shard = table.shards[Int(truncatingIfNeeded: (client.high ^ client.low ^ (client.low >> 29)) % UInt64(Self.shardCount))]
+        return shard.withLock { shard in
+            var key = client
+            if shard.arrivals[key] == nil && shard.arrivals.count >= shard.sweepAt {
+                shard.arrivals = shard.arrivals.filter { !CellRate.isRested(arrival: $0.value, now: now) }
+                shard.sweepAt = min(table.maxPerShard, max(1024, shard.arrivals.count * 2))
+                if shard.arrivals.count >= table.maxPerShard { key = .overflow }
+            }
+            let decision = CellRate.decide(arrival: shard.arrivals[key] ?? 0, now: now, rule: rule)
+            if decision.allowed { shard.arrivals[key] = decision.arrival }
+            return decision
+        }
+    }
+
+    /// Clients remembered under `kind` now (tests, `/admin/cache`).
+    func clientCount(_ kind: RateLimitKind) -> Int {
+        tables[kind.rawValue]?.shards.reduce(0) { total, shard in total + shard.withLock { $0.arrivals.count } } ?? 0
+    }
+
+    /// Nanoseconds since this limiter began, on the monotonic clock.
+    func nanoseconds(_ instant: ContinuousClock.Instant) -> Int64 {
+        (instant - start).nanoseconds
+    }
+
+    /// The client of a request from `peer` whose head is `head` over `bytes`: a trusted
+    /// proxy's key header when configured and sent, else the address ``ForwardedFor`` finds
+    /// (IPv6 by its /64). Allocates nothing but the digest of a key header.
+    func client(peer: IPAddress, head: RequestHead, bytes: UnsafeRawBufferPointer) -> ClientKey {
+        let fromProxy = !trusted.isEmpty && trusted.contains(peer)
+        if fromProxy, let keyHeader {
+            for field in head.fields where Self.equalsLowercased(field.name.bytes(in: bytes), keyHeader) {
+                let value = field.value.bytes(in: bytes)
+                guard !value.isEmpty else { break }
+                return Self.key(digestOf: value)
+            }
+        }
+        let address = fromProxy
+            ? ForwardedFor.client(peer: peer, trusted: trusted, count: head.fields.count) { index in
+                let field = head.fields[index]
+                return field.name.equalsIgnoringCase("x-forwarded-for", in: bytes) ? field.value.bytes(in: bytes) : UnsafeRawBufferPointer(start: nil, count: 0)
+            }
+            : peer
+        return Self.key(address)
+    }
+
+    /// IPv4 clients by address, IPv6 clients by their /64 (one subscriber's network).
+    static func key(_ address: IPAddress) -> ClientKey {
+        address.isIPv4 ? ClientKey(high: address.high, low: address.low) : ClientKey(high: address.high, low: 0)
+    }
+
+    /// A key header's value as a key: the first 128 bits of its SHA-256 (the same on every
+    /// replica), with a low bit pattern no address key has.
+    static func key(digestOf value: UnsafeRawBufferPointer) -> ClientKey {
+        let digest = SHA256.hash(data: value)
+        return digest.withUnsafeBytes { bytes in
+            let high = bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+            let low = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            // Address keys have 0 or 0x0000ffff in the top half of `low` when `high` is 0.
+            return ClientKey(high: high | 1, low: low)
+        }
+    }
+
+    private static let productsPath: StaticString = "/v1/products"
+    private static let imagesPath: StaticString = "/v1/images"
+
+    /// `path` is `prefix` or under it (`prefix/…`).
+    private static func isUnder(_ path: UnsafeRawBufferPointer, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard path.count >= count else { return false }
+        let same = prefix.withUTF8Buffer { expected in
+            (0..<count).allSatisfy { path[$0] == expected[$0] }
+        }
+        return same && (path.count == count || path[count] == UInt8(ascii: "/"))
+    }
+
+    private static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        text.withUTF8Buffer { expected in
+            bytes.count == expected.count && (0..<bytes.count).allSatisfy { bytes[$0] == expected[$0] }
+        }
+    }
+
+    private static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ lowercase: [UInt8]) -> Bool {
+        guard bytes.count == lowercase.count else { return false }
+        for index in 0..<bytes.count {
+            var byte = bytes[index]
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte |= 0x20 }
+            if byte != lowercase[index] { return false }
+        }
+        return true
+    }
+}
