@@ -169,6 +169,18 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "A header a trusted proxy sets to name the client, for rate limits (many phones share one carrier address). (env: GATEWAY_RATE_LIMIT_KEY_HEADER)")
     var rateLimitKeyHeader: String?
 
+    @Option(help: "Port of the admin listener (POST /admin/purge, GET /admin/cache); needs an admin token. Off by default. (env: GATEWAY_ADMIN_PORT)")
+    var adminPort: Int?
+
+    @Option(help: "Address of the admin listener. (env: GATEWAY_ADMIN_HOST)")
+    var adminHost: String = "127.0.0.1"
+
+    @Option(help: "Bearer token of the admin listener; never logged. Prefer GATEWAY_ADMIN_TOKEN_FILE, which shows in no process list. (env: GATEWAY_ADMIN_TOKEN)")
+    var adminToken: String?
+
+    @Flag(help: "Serve /metrics on the admin listener instead of the public port. (env: GATEWAY_METRICS_ON_ADMIN=true)")
+    var metricsOnAdmin = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical. (env: GATEWAY_LOG_LEVEL)")
     var logLevel: String = "info"
 
@@ -258,6 +270,15 @@ struct GatewayCommand: ParsableCommand {
                 throw ValidationError("--rate-limit-key-header needs --trusted-proxies: only a trusted proxy's header is believed.")
             }
         }
+        if let adminPort {
+            guard (0...65535).contains(adminPort) else { throw ValidationError("--admin-port must be 0 to 65535.") }
+            guard let adminToken, !adminToken.isEmpty else {
+                throw ValidationError("--admin-port needs an admin token: --admin-token, GATEWAY_ADMIN_TOKEN or GATEWAY_ADMIN_TOKEN_FILE.")
+            }
+            guard adminToken.utf8.count >= 16 else { throw ValidationError("The admin token must be at least 16 characters.") }
+            guard adminPort == 0 || adminPort != port else { throw ValidationError("--admin-port must differ from --port.") }
+        }
+        guard !metricsOnAdmin || adminPort != nil else { throw ValidationError("--metrics-on-admin needs --admin-port.") }
         guard redisTimeout > 0, redisTimeout <= 10 else { throw ValidationError("--redis-timeout must be more than 0 and at most 10 seconds.") }
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together.")
@@ -330,6 +351,10 @@ struct GatewayCommand: ParsableCommand {
         configuration.rateLimits.images = rateLimitImages.flatMap { RateRule(parsing: $0, burst: rateLimitBurst) }
         configuration.rateLimits.trustedProxies = trustedProxies.flatMap { AddressRanges(parsing: $0) } ?? .none
         configuration.rateLimits.keyHeader = rateLimitKeyHeader
+        configuration.admin.port = adminPort
+        configuration.admin.host = adminHost
+        configuration.admin.token = adminToken
+        configuration.admin.metricsOnAdmin = metricsOnAdmin
         if let redisUrl, var redis = try? RedisConfiguration(url: redisUrl) {
             redis.commandTimeout = .milliseconds(Int64(redisTimeout * 1000))
             configuration.redis = redis
@@ -367,8 +392,11 @@ struct GatewayCommand: ParsableCommand {
             let server = GatewayServer(
                 configuration: configuration, router: routes.router, logger: logger, metrics: metrics, replicaListener: routes.replicaListener)
             try server.start()
+            let admin = try GatewayApplication.adminServer(configuration: configuration, routes: routes, metrics: metrics, logger: logger)
+            try admin?.start()
             let signal = TerminationSignal.wait()
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
+            admin?.shutdown()
             server.shutdown()
             demoOrigin?.shutdown()
         } catch {

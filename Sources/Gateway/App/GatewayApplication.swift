@@ -1,5 +1,6 @@
 import GatewayModels
 import ImageProcessing
+import Logging
 
 /// The gateway's routes, assembled from its configuration.
 public enum GatewayApplication {
@@ -12,7 +13,7 @@ public enum GatewayApplication {
     ///   - readiness: `/readyz`, when the gateway has an origin.
     public static func router(
         metrics: GatewayMetrics, reads: ProductReads? = nil, writes: ProductWrites? = nil, images: ImageReads? = nil,
-        readiness: Readiness? = nil
+        readiness: Readiness? = nil, servesMetrics: Bool = true
     ) -> Router {
         var router = Router()
         readiness?.register(in: &router)
@@ -25,13 +26,18 @@ public enum GatewayApplication {
             answer.body = HealthHandler.response.body
             return true
         }
-        router.add(.get, "/metrics", .immediate { _, _ in
+        if servesMetrics { router.add(.get, "/metrics", metricsRoute(metrics)) }
+        return router
+    }
+
+    /// `GET /metrics`: the Prometheus text exposition of `metrics`.
+    static func metricsRoute(_ metrics: GatewayMetrics) -> RouteHandler {
+        .immediate { _, _ in
             var response = GatewayResponse(status: 200, body: metrics.render())
             response.headers.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             response.headers.set("Cache-Control", "no-store")
             return response
-        })
-        return router
+        }
     }
 
     /// The routes of a gateway in front of `configuration.origin`: product reads and writes
@@ -41,6 +47,9 @@ public enum GatewayApplication {
         public let reads: ProductReads
         public let writes: ProductWrites
         public let images: ImageReads
+        /// Purges this process's caches (and with `--redis-url` the shared tier and every
+        /// replica's); the admin listener's `POST /admin/purge`.
+        public let purger: CachePurger
         /// What the server subscribes for other replicas' writes; nil without `--redis-url`.
         public let replicaListener: (any ReplicaListener)?
     }
@@ -90,8 +99,42 @@ public enum GatewayApplication {
                 maxPixels: configuration.images.maxPixels, timeLimit: configuration.images.renderTimeout),
             workers: images.workers)
         let readiness = Readiness(endpoint: endpoint, generation: configuration.readPath.generation)
+        let purger = CachePurger(reads: reads, images: images)
         return OriginRoutes(
-            router: router(metrics: metrics, reads: reads, writes: writes, images: images, readiness: readiness), reads: reads,
-            writes: writes, images: images, replicaListener: shared == nil ? nil : reads)
+            router: router(
+                metrics: metrics, reads: reads, writes: writes, images: images, readiness: readiness,
+                servesMetrics: !configuration.admin.servesMetrics),
+            reads: reads, writes: writes, images: images, purger: purger, replicaListener: shared == nil ? nil : purger)
     }
+
+    /// The admin listener of a gateway whose routes are `routes`, when
+    /// `configuration.admin.port` is set: one loop on the admin host and port, plain HTTP,
+    /// no rate limits, with the replicas' Redis for purges. Not started.
+    ///
+    /// - Throws: `AdminConfigurationError` when the port is set without a token.
+    public static func adminServer(
+        configuration: GatewayConfiguration, routes: OriginRoutes, metrics: GatewayMetrics, logger: Logger
+    ) throws -> GatewayServer? {
+        guard let port = configuration.admin.port else { return nil }
+        guard let token = configuration.admin.token, !token.isEmpty else {
+            throw AdminConfigurationError(
+                reason: "--admin-port needs a token: --admin-token, GATEWAY_ADMIN_TOKEN or GATEWAY_ADMIN_TOKEN_FILE")
+        }
+        var admin = configuration
+        admin.host = configuration.admin.host
+        admin.port = port
+        admin.threads = 1
+        admin.tls = nil
+        admin.rateLimits = RateLimitConfiguration()
+        let router = AdminRoutes.router(token: token, routes: routes, metrics: metrics, servesMetrics: configuration.admin.servesMetrics)
+        var adminLogger = logger
+        adminLogger[metadataKey: "listener"] = "admin"
+        return GatewayServer(configuration: admin, router: router, logger: adminLogger, metrics: metrics)
+    }
+}
+
+/// The admin listener's settings cannot work.
+public struct AdminConfigurationError: Error, CustomStringConvertible {
+    public let reason: String
+    public var description: String { reason }
 }

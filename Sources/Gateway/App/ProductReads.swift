@@ -498,18 +498,22 @@ public final class ProductReads: Sendable {
     }
 }
 
-extension ProductReads: ReplicaListener {
-    public var channel: String { shared?.channel ?? "" }
-
-    /// Another replica's write (or this one's, heard back): drop the L1 pages it made untrue.
-    public func replicaMessage(_ payload: [UInt8]) {
-        guard case .invalidate(let id)? = SharedPages.message(payload) else { return }
-        invalidate(productID: id)
+extension ProductReads {
+    /// Drops this process's pages that `scope` names (the details of the products and every
+    /// list page, or every page); returns how many. Any thread.
+    func purge(_ scope: PurgeScope) -> Int {
+        v1Pages.removeAll()
+        switch scope {
+        case .products(let ids):
+            return cache.remove { key in key.route == .list || (key.route == .detail && ids.contains(key.number)) }
+        case .pages, .all:
+            return cache.remove { _ in true }
+        }
     }
 
     /// Lost: writes may go unheard, so every L1 page goes, and new ones stay fresh only
     /// briefly. Back: what was cached meanwhile goes too, and pages keep their times again.
-    public func replicaLink(up: Bool) {
+    func replicaLink(up: Bool) {
         cache.setFreshnessCap(up ? nil : Self.unlinkedFreshness)
         cache.remove { _ in true }
         v1Pages.removeAll()

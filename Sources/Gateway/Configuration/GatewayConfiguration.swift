@@ -65,6 +65,8 @@ public struct GatewayConfiguration: Sendable {
     /// The replicas' shared Redis (idempotency keys, across replicas and restarts); nil runs
     /// this process on its own, with everything in memory.
     public var redis: RedisConfiguration?
+    /// The admin listener; off by default.
+    public var admin = AdminConfiguration()
     /// Per-client budgets; off by default.
     public var rateLimits = RateLimitConfiguration()
     /// Bodies at least this large are compressed off the loop thread.

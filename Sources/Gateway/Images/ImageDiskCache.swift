@@ -163,6 +163,26 @@ final class ImageDiskCache: Sendable {
         }
     }
 
+    /// Deletes every file of the tier on the disk queue, then calls `completion` there with
+    /// how many there were.
+    func removeAll(completion: @escaping @Sendable (Int) -> Void) {
+        queue.async { [self] in
+            let names = index.withLock { store in
+                var names: [String] = []
+                _ = store.removeAll { name in
+                    names.append(name)
+                    return true
+                }
+                return names
+            }
+            for name in names {
+                forget(name)
+                Self.remove(name, in: directory)
+            }
+            completion(names.count)
+        }
+    }
+
     /// Waits until every read and write queued so far has run (tests, shutdown).
     func drain() { queue.sync {} }
 

@@ -19,6 +19,11 @@ final class ImageMemoryCache: Sendable {
         state.withLock { $0.set(variant, image, cost: image.cost) }
     }
 
+    /// Drops every image; returns how many there were.
+    func removeAll() -> Int {
+        state.withLock { $0.removeAll { _ in true } }
+    }
+
     /// Bytes held, as charged against the budget.
     var bytes: Int { state.withLock { $0.totalCost } }
     var count: Int { state.withLock { $0.count } }

@@ -290,4 +290,12 @@ public final class ImageReads: Sendable {
         response.headers.add("Content-Type", image.contentType)
         return response
     }
+
+    /// Drops every image of the memory tier at once and of the disk tier on its queue;
+    /// `completion` gets how many, from the disk queue (or at once without a disk tier).
+    func purge(completion: @escaping @Sendable (Int) -> Void) {
+        let inMemory = memory.removeAll()
+        guard let disk else { return completion(inMemory) }
+        disk.removeAll { onDisk in completion(inMemory + onDisk) }
+    }
 }

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import Synchronization
 
 /// The gateway's metrics, through swift-metrics into a Prometheus registry of its own (one
 /// per server, so tests and embedded servers do not share counters).
@@ -12,9 +13,15 @@ public final class GatewayMetrics: Sendable {
     /// Cache event counters of the caches read on every request, made once (a lookup by
     /// two static strings costs no allocation; making a counter does).
     private let cacheEvents: [CacheEvent: CoreMetrics.Counter]
+    /// The same events counted again where they can be read back (`GET /admin/cache`).
+    private let cacheTallies: [CacheEvent: Tally]
     static let pageCacheEventNames = ["hit", "stale", "miss", "expired", "stale_if_error", "eviction", "prefetch"]
     static let imageCacheEventNames = ["hit", "miss", "eviction"]
     static let sharedPageEventNames = ["hit", "hit_after_wait", "stale", "miss", "error"]
+
+    private final class Tally: Sendable {
+        let count = Atomic<Int>(0)
+    }
 
     private struct CacheEvent: Hashable {
         let cache: String
@@ -31,6 +38,7 @@ public final class GatewayMetrics: Sendable {
         ]
         self.factory = factory
         var events: [CacheEvent: CoreMetrics.Counter] = [:]
+        var tallies: [CacheEvent: Tally] = [:]
         let kinds = [
             ("page", Self.pageCacheEventNames), ("image_memory", Self.imageCacheEventNames), ("image_disk", Self.imageCacheEventNames),
             ("page_shared", Self.sharedPageEventNames),
@@ -39,9 +47,11 @@ public final class GatewayMetrics: Sendable {
             for event in names {
                 events[CacheEvent(cache: cache, event: event)] = CoreMetrics.Counter(
                     label: "gateway_cache_events_total", dimensions: [("cache", cache), ("event", event)], factory: factory)
+                tallies[CacheEvent(cache: cache, event: event)] = Tally()
             }
         }
         cacheEvents = events
+        cacheTallies = tallies
     }
 
     func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
@@ -54,11 +64,18 @@ public final class GatewayMetrics: Sendable {
 
     /// Counts one cache event (`hit`, `miss`, `stale`, `eviction`, …) of `cache`.
     public func cacheEvent(_ event: String, cache: String) {
-        if let counter = cacheEvents[CacheEvent(cache: cache, event: event)] {
+        let key = CacheEvent(cache: cache, event: event)
+        if let counter = cacheEvents[key] {
             counter.increment()
+            cacheTallies[key]?.count.add(1, ordering: .relaxed)
         } else {
             counter("gateway_cache_events_total", [("cache", cache), ("event", event)]).increment()
         }
+    }
+
+    /// How many `event`s of `cache` were counted (the events made at start only).
+    func cacheEventCount(_ event: String, cache: String) -> Int {
+        cacheTallies[CacheEvent(cache: cache, event: event)]?.count.load(ordering: .relaxed) ?? 0
     }
 
     /// Counts one request to the origin: `outcome` is the status code or the failure's

@@ -51,10 +51,11 @@ final class SharedPages: Sendable {
         case unavailable
     }
 
-    /// KEYS[1] the version counter; ARGV the entry key's prefix and suffix. Answers the version
-    /// and the entry stored under it (or nil).
+    /// KEYS[1] the version counter, KEYS[2] the purge epoch (which `POST /admin/purge` of
+    /// every page moves on); ARGV the entry key's prefix and suffix. Answers the version
+    /// (`<epoch>.<counter>`) and the entry stored under it (or nil).
     static let readScript = """
-        local v = redis.call('GET', KEYS[1]) or '0'
+        local v = (redis.call('GET', KEYS[2]) or '0') .. '.' .. (redis.call('GET', KEYS[1]) or '0')
         return {v, redis.call('GET', ARGV[1] .. v .. ARGV[2])}
         """
     /// KEYS the version counters to increment; ARGV the channel and the message to publish.
@@ -85,12 +86,15 @@ final class SharedPages: Sendable {
 
     /// The version every list page is stored under, and one product's details.
     private var listsVersion: String { prefix + "v:lists" }
+    /// Moved on by a purge of every page: every entry's name changes at once.
+    private var epoch: String { prefix + "v:epoch" }
     private func productVersion(_ id: Int64) -> String { prefix + "v:p:\(id)" }
 
     func lookup(_ names: PageNames, redis: RedisConnection, completion: @escaping (Lookup) -> Void) {
         let started = ContinuousClock.now
         redis.send([
-            Array("EVAL".utf8), Array(Self.readScript.utf8), Array("1".utf8), Array(names.version.utf8), Array(names.before.utf8),
+            Array("EVAL".utf8), Array(Self.readScript.utf8), Array("2".utf8), Array(names.version.utf8), Array(epoch.utf8),
+            Array(names.before.utf8),
             Array(names.after.utf8),
         ]) {
             [self] result in
@@ -239,12 +243,37 @@ final class SharedPages: Sendable {
         }
     }
 
+    /// Purges `scope` from the shared tier (moves the versions on: the lists' and the
+    /// products', or the epoch) and tells every replica. `completion` gets whether Redis did.
+    func purge(_ scope: PurgeScope, redis: RedisConnection, completion: @escaping @Sendable (Bool) -> Void) {
+        let keys: [String]
+        switch scope {
+        case .products(let ids): keys = [listsVersion] + ids.map(productVersion)
+        case .pages, .all: keys = [epoch]
+        }
+        redis.send([Array("EVAL".utf8), Array(Self.invalidateScript.utf8), Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) }
+            + [Array(channel.utf8), Array(Self.message(scope).utf8)]) { result in
+            if case .success = result { completion(true) } else { completion(false) }
+        }
+    }
+
     /// What a message on ``channel`` asks of this replica's L1.
     enum Message: Equatable {
         /// Drop every list page and the details of this product (nil: a new product).
         case invalidate(productID: Int64?)
+        /// An operator's purge.
+        case purge(PurgeScope)
         /// A replica's heartbeat: the subscription works.
         case heartbeat
+    }
+
+    /// The message that asks every replica to purge `scope`.
+    static func message(_ scope: PurgeScope) -> String {
+        switch scope {
+        case .products(let ids): "purge:products:" + ids.map(String.init).joined(separator: ",")
+        case .pages: "purge:pages"
+        case .all: "purge:all"
+        }
     }
 
     static func message(_ payload: [UInt8]) -> Message? {
@@ -252,6 +281,12 @@ final class SharedPages: Sendable {
         if text == "lists" { return .invalidate(productID: nil) }
         if text == RedisConnection.heartbeatMessage { return .heartbeat }
         if text.hasPrefix("p:"), let id = Int64(text.dropFirst(2)) { return .invalidate(productID: id) }
+        if text == message(.pages) { return .purge(.pages) }
+        if text == message(.all) { return .purge(.all) }
+        if text.hasPrefix("purge:products:") {
+            let ids = text.dropFirst("purge:products:".count).split(separator: ",").compactMap { Int64($0) }
+            return ids.isEmpty ? nil : .purge(.products(ids))
+        }
         return nil
     }
 

@@ -18,7 +18,14 @@ final class ReplicaHarness: Sendable {
     struct Replica: Sendable {
         let server: GatewayServer
         let routes: GatewayApplication.OriginRoutes
+        /// The admin listener, when the configuration has an admin port.
+        let admin: GatewayServer?
         var port: Int { server.port }
+
+        func shutdown() {
+            admin?.shutdown()
+            server.shutdown()
+        }
     }
 
     private init(redis: RedisTestServer, origin: DemoOrigin, originURL: URL, generation: OriginGeneration) {
@@ -67,7 +74,9 @@ final class ReplicaHarness: Sendable {
         let server = GatewayServer(
             configuration: configuration, router: routes.router, logger: .quiet("replica"), metrics: metrics, replicaListener: routes.replicaListener)
         try server.start()
-        return Replica(server: server, routes: routes)
+        let admin = try GatewayApplication.adminServer(configuration: configuration, routes: routes, metrics: metrics, logger: .quiet("admin"))
+        try admin?.start()
+        return Replica(server: server, routes: routes, admin: admin)
     }
 
     /// Waits (up to `seconds`) until `condition` holds; returns whether it did.

@@ -1,14 +1,81 @@
+import Foundation
 import GatewayModels
 import Testing
 @testable import Gateway
 @testable import GatewayCLI
 
 @Suite struct CommandTests {
-    @Test func environmentFillsOptionsTheCommandLineLeftOut() {
-        let merged = EnvironmentOptions.merge(
+    @Test func environmentFillsOptionsTheCommandLineLeftOut() throws {
+        let merged = try EnvironmentOptions.merge(
             arguments: ["--port", "9000", "--threads=3"],
             environment: ["GATEWAY_PORT": "1", "GATEWAY_THREADS": "7", "GATEWAY_MAX_BODY_BYTES": "2048", "GATEWAY_LOG_LEVEL": "debug", "OTHER": "x"])
         #expect(merged == ["--port", "9000", "--threads=3", "--max-body-bytes", "2048", "--log-level", "debug"])
+    }
+
+    /// A secret may come from the file `GATEWAY_…_FILE` names (one trailing line end off);
+    /// set both ways, or from a missing or empty file, it is an error that names the variable.
+    @Test func secretsComeFromFiles() throws {
+        let files: [String: String] = ["/run/secrets/admin": "admin-token-from-file\n", "/run/secrets/empty": "\n", "/run/secrets/redis": "redis://:pw@redis:6379\r\n"]
+        let read: (String) throws -> Data = { path in
+            guard let text = files[path] else { throw CocoaError(.fileNoSuchFile) }
+            return Data(text.utf8)
+        }
+        let merged = try EnvironmentOptions.merge(
+            arguments: [], environment: ["GATEWAY_ADMIN_TOKEN_FILE": "/run/secrets/admin", "GATEWAY_REDIS_URL_FILE": "/run/secrets/redis"],
+            readFile: read)
+        #expect(merged == ["--redis-url", "redis://:pw@redis:6379", "--admin-token", "admin-token-from-file"])
+        // The command line still wins, and the file is not read then.
+        #expect(try EnvironmentOptions.merge(
+            arguments: ["--admin-token", "x"], environment: ["GATEWAY_ADMIN_TOKEN_FILE": "/missing"], readFile: read) == ["--admin-token", "x"])
+        let problems: [[String: String]] = [
+            ["GATEWAY_ADMIN_TOKEN": "a", "GATEWAY_ADMIN_TOKEN_FILE": "/run/secrets/admin"], ["GATEWAY_IMAGE_SIGNING_KEY_FILE": "/missing"],
+            ["GATEWAY_ORIGIN_VENDOR_IDENTIFIER_FILE": "/run/secrets/empty"], ["GATEWAY_METRICS_ON_ADMIN": "maybe"],
+        ]
+        let messages = problems.map { environment -> String in
+            do {
+                _ = try EnvironmentOptions.merge(arguments: [], environment: environment, readFile: read)
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(messages[0] == "GATEWAY_ADMIN_TOKEN and GATEWAY_ADMIN_TOKEN_FILE are both set; set one.")
+        #expect(messages[1].hasPrefix("GATEWAY_IMAGE_SIGNING_KEY_FILE: cannot read /missing: "))
+        #expect(messages[2] == "GATEWAY_ORIGIN_VENDOR_IDENTIFIER_FILE: /run/secrets/empty is empty.")
+        #expect(messages[3] == "GATEWAY_METRICS_ON_ADMIN must be true or false.")
+        #expect(try EnvironmentOptions.merge(arguments: [], environment: ["GATEWAY_METRICS_ON_ADMIN": "true"]) == ["--metrics-on-admin"])
+    }
+
+    @Test func rateLimitAndAdminOptionsBecomeTheConfiguration() throws {
+        let command = try GatewayCommand.parse([
+            "--rate-limit-reads", "600/m", "--rate-limit-images", "20/s", "--rate-limit-burst", "5", "--trusted-proxies",
+            "10.0.0.0/8, 2001:db8::/32", "--rate-limit-key-header", "X-Client-Key", "--admin-port", "9901", "--admin-token",
+            "0123456789abcdef-admin", "--metrics-on-admin",
+        ])
+        let configuration = command.gatewayConfiguration
+        #expect(configuration.rateLimits.reads == RateRule(quota: 600, windowSeconds: 60, burst: 5))
+        #expect(configuration.rateLimits.writes == nil)
+        #expect(configuration.rateLimits.images == RateRule(quota: 20, windowSeconds: 1, burst: 5))
+        #expect(configuration.rateLimits.trustedProxies == AddressRanges(parsing: "10.0.0.0/8,2001:db8::/32"))
+        #expect(configuration.rateLimits.keyHeader == "X-Client-Key")
+        #expect(configuration.admin.port == 9901)
+        #expect(configuration.admin.host == "127.0.0.1")
+        #expect(configuration.admin.servesMetrics)
+        for (arguments, message) in [
+            (["--rate-limit-reads", "600/d"], "--rate-limit-reads must be N/s, N/m or N/h"),
+            (["--trusted-proxies", "10.0.0.1/8"], "--trusted-proxies must be"),
+            (["--rate-limit-key-header", "X-Client-Key"], "--rate-limit-key-header needs --trusted-proxies"),
+            (["--admin-port", "9901"], "--admin-port needs an admin token"),
+            (["--admin-port", "9901", "--admin-token", "short"], "The admin token must be at least 16 characters."),
+            (["--metrics-on-admin"], "--metrics-on-admin needs --admin-port."),
+        ] {
+            #expect(throws: (any Error).self) { try GatewayCommand.parse(arguments) }
+            do {
+                _ = try GatewayCommand.parse(arguments)
+            } catch {
+                #expect(GatewayCommand.message(for: error).contains(message), "\(arguments)")
+            }
+        }
     }
 
     @Test func everyOptionHasAnEnvironmentVariable() throws {
