@@ -14,7 +14,7 @@ enum EnvironmentOptions {
         "tls-cert", "tls-key", "log-level", "public-url", "cache-dir", "image-signing-key", "image-host", "max-image-bytes",
         "image-memory-bytes", "image-disk-bytes", "legacy-image-tokens", "origin-image-max-bytes", "image-widths", "image-formats", "avif-speed", "max-image-pixels",
         "image-render-timeout", "redis-url", "redis-timeout", "rate-limit-reads", "rate-limit-writes", "rate-limit-images",
-        "rate-limit-burst", "trusted-proxies", "rate-limit-key-header", "admin-port", "admin-host", "admin-token", "metrics-on-admin",
+        "rate-limit-burst", "trusted-proxies", "rate-limit-key-header", "admin-port", "admin-host", "admin-token", "metrics-on-admin", "log-format",
     ]
 
     /// Options without a value: the variable is `true` or `false`.

@@ -184,6 +184,9 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical. (env: GATEWAY_LOG_LEVEL)")
     var logLevel: String = "info"
 
+    @Option(help: "Log format: text (key=value lines) or json (one object per line). (env: GATEWAY_LOG_FORMAT)")
+    var logFormat: String = "text"
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
         guard OriginGeneration(rawValue: originGeneration) != nil else {
@@ -210,6 +213,7 @@ struct GatewayCommand: ParsableCommand {
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
+        guard BatchedLogHandler.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json.") }
         guard originConnectTimeout > 0, originTimeout > 0 else { throw ValidationError("Origin timeouts must be positive.") }
         guard (1...1024).contains(originMaxConnections) else { throw ValidationError("--origin-max-connections must be 1 to 1024.") }
         guard pageCacheBytes >= 0 else { throw ValidationError("--page-cache-bytes must not be negative.") }
@@ -369,7 +373,8 @@ struct GatewayCommand: ParsableCommand {
     }
 
     func run() throws {
-        BatchedLogHandler.bootstrap(level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info)
+        BatchedLogHandler.bootstrap(
+            level: Logger.Level(rawValue: logLevel.lowercased()) ?? .info, format: BatchedLogHandler.Format(rawValue: logFormat) ?? .text)
         defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "gateway")
         let metrics = GatewayMetrics()

@@ -147,6 +147,7 @@ public final class ProductReads: Sendable {
         answer.appendDecimal(secondsLeft)
         answer.append(Self.lineEnd)
         answer.status = notModified ? 304 : 200
+        answer.fromCache = true
         if !notModified {
             answer.body = gzip ? page.gzip! : page.identity
             answer.gzipOf = gzip ? page.identity.count : nil
@@ -304,7 +305,7 @@ public final class ProductReads: Sendable {
         case .list(let query): target = configuration.generation.listTarget(query)
         case .detail(let id): target = configuration.generation.detailTarget(id: id)
         }
-        let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID)
+        let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID, trace: request.trace)
         origin.send(originRequest, to: endpoint) { [self] result in
             switch result {
             case .success(let response) where response.status == 200:
@@ -365,7 +366,7 @@ public final class ProductReads: Sendable {
             completion(.success(fetched))
         }
         if let entry = v1Pages.lookup(number, now: .now) { return proceed(entry) }
-        let originRequest = OriginRequest(method: .get, target: OriginGeneration.v1ListTarget(page: number), requestID: request.requestID)
+        let originRequest = OriginRequest(method: .get, target: OriginGeneration.v1ListTarget(page: number), requestID: request.requestID, trace: request.trace)
         let sentAt = ContinuousClock.now
         origin.send(originRequest, to: endpoint) { [self] result in
             switch result {

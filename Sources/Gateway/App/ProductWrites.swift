@@ -224,18 +224,18 @@ public final class ProductWrites: Sendable {
         let fail: @Sendable (GatewayError, Bool) -> Void = { error, reached in completion(error.response(requestID: requestID), reached) }
         switch (generation, operation) {
         case (.v1, .create(let draft)):
-            finalStep(originRequest(.post, "/item", draft.originBody(for: .v1), identifier: nil, requestID: requestID), nil, false)
+            finalStep(originRequest(.post, "/item", draft.originBody(for: .v1), identifier: nil, requestID: requestID, trace: request.trace), nil, false)
         case (.v1, .update(let id, let patch)):
             do throws(ValidationFailure) {
-                finalStep(originRequest(.patch, generation.detailTarget(id: id), try patch.originBody(for: .v1), identifier: nil, requestID: requestID), id, false)
+                finalStep(originRequest(.patch, generation.detailTarget(id: id), try patch.originBody(for: .v1), identifier: nil, requestID: requestID, trace: request.trace), id, false)
             } catch {
                 fail(GatewayError.invalidFields(error.errors), false)
             }
         case (.v1, .delete(let id, let deletion)):
-            finalStep(originRequest(.delete, generation.detailTarget(id: id), deletion.v1Body(), identifier: nil, requestID: requestID), id, false)
+            finalStep(originRequest(.delete, generation.detailTarget(id: id), deletion.v1Body(), identifier: nil, requestID: requestID, trace: request.trace), id, false)
         case (_, .create(let draft)):
             let body = draft.originBody(for: generation, secret: draft.password)
-            finalStep(originRequest(.post, "/api/products", body, identifier: identifier, requestID: requestID), nil, false)
+            finalStep(originRequest(.post, "/api/products", body, identifier: identifier, requestID: requestID, trace: request.trace), nil, false)
         case (_, .update(let id, let patch)):
             guard patch.images == nil else {
                 return fail(GatewayError.invalidFields([FieldError(
@@ -244,14 +244,14 @@ public final class ProductWrites: Sendable {
             let patchWith: @Sendable (CurrentPrices?) -> Void = { [self] current in
                 do throws(ValidationFailure) {
                     let body = try patch.originBody(for: generation, secret: patch.password, current: current)
-                    finalStep(originRequest(.patch, generation.detailTarget(id: id), body, identifier: identifier, requestID: requestID), id, false)
+                    finalStep(originRequest(.patch, generation.detailTarget(id: id), body, identifier: identifier, requestID: requestID, trace: request.trace), id, false)
                 } catch {
                     fail(GatewayError.invalidFields(error.errors), false)
                 }
             }
             guard patch.needsCurrentPrices(for: generation) else { return patchWith(nil) }
             // The prices as the origin has them now: never the cache, which may be stale.
-            origin.send(originRequest(.get, generation.detailTarget(id: id), nil, identifier: nil, requestID: requestID), to: endpoint) {
+            origin.send(originRequest(.get, generation.detailTarget(id: id), nil, identifier: nil, requestID: requestID, trace: request.trace), to: endpoint) {
                 [self] result in
                 switch result {
                 case .success(let answer) where answer.status == 200:
@@ -274,7 +274,7 @@ public final class ProductWrites: Sendable {
             }
         case (_, .delete(let id, let deletion)):
             let action = generation == .v2 ? "secret" : "archived"
-            let ask = originRequest(.post, "/api/products/\(id)/\(action)", deletion.v2SecretBody(), identifier: identifier, requestID: requestID)
+            let ask = originRequest(.post, "/api/products/\(id)/\(action)", deletion.v2SecretBody(), identifier: identifier, requestID: requestID, trace: request.trace)
             origin.send(ask, to: endpoint) { [self] result in
                 guard case .success(let answer) = result, (200..<300).contains(answer.status) else {
                     return self.answer(
@@ -292,7 +292,7 @@ public final class ProductWrites: Sendable {
                         "The origin's answer to POST /api/products/\(id)/\(action) is not a delete address the gateway may follow; nothing more was requested."),
                         true)
                 }
-                finalStep(originRequest(.delete, target, nil, identifier: identifier, requestID: requestID), id, true)
+                finalStep(originRequest(.delete, target, nil, identifier: identifier, requestID: requestID, trace: request.trace), id, true)
             }
         }
     }
@@ -335,12 +335,12 @@ public final class ProductWrites: Sendable {
     }
 
     private func originRequest(
-        _ method: HTTPMethod, _ target: String, _ body: OriginRequestBody?, identifier: String?, requestID: String
+        _ method: HTTPMethod, _ target: String, _ body: OriginRequestBody?, identifier: String?, requestID: String, trace: TraceContext
     ) -> OriginRequest {
         var headers: HTTPHeaders = [:]
         if let body { headers.set("Content-Type", body.contentType) }
         if let identifier { headers.set("identifier", identifier) }
-        return OriginRequest(method: method, target: target, headers: headers, body: body?.bytes ?? [], requestID: requestID)
+        return OriginRequest(method: method, target: target, headers: headers, body: body?.bytes ?? [], requestID: requestID, trace: trace)
     }
 
     /// The client's answer to the origin's: the product in the contract (201 with

@@ -67,6 +67,8 @@ public struct StoredAnswer {
     public var body: [UInt8] = []
     /// For metrics and the access log.
     public var status = 200
+    /// A cache hit (the access log says `cache=hit`), not a fixed answer such as health.
+    public var fromCache = false
     /// When the body is gzip: the length of the identity bytes it encodes (for metrics).
     public var gzipOf: Int?
     /// A body sent from a file instead of `body` (only when `filesAllowed`).

@@ -5,6 +5,8 @@ public struct RouteContext: Sendable {
     /// Path parameters by name, percent-decoded (`{id}` in `/v1/products/{id}`).
     public var parameters: [String: String]
     public var requestID: String
+    /// The request's trace id (W3C Trace Context), in its log lines.
+    public var traceID: String?
     /// The origin client of the loop running the handler; nil without an origin. Use it
     /// only on that loop (a `deferred` handler is there).
     public let origin: OriginClient?
@@ -17,10 +19,11 @@ public struct RouteContext: Sendable {
 
     public init(
         parameters: [String: String] = [:], requestID: String, logger: Logger, origin: OriginClient? = nil, redis: RedisConnection? = nil,
-        drain: DrainState? = nil
+        drain: DrainState? = nil, traceID: String? = nil
     ) {
         self.parameters = parameters
         self.requestID = requestID
+        self.traceID = traceID
         self.baseLogger = logger
         self.origin = origin
         self.redis = redis
@@ -36,6 +39,7 @@ public struct RouteContext: Sendable {
     public var logger: Logger {
         var logger = baseLogger
         logger[metadataKey: "request_id"] = .string(requestID)
+        if let traceID { logger[metadataKey: "trace_id"] = .string(traceID) }
         return logger
     }
 }

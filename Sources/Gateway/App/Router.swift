@@ -65,19 +65,20 @@ public struct Router: Sendable {
             switch match {
             case .found(let handler, let parameters, _):
                 let context = RouteContext(
-                    parameters: parameters, requestID: request.requestID, logger: logger, origin: origin, redis: redis, drain: drain)
+                    parameters: parameters, requestID: request.requestID, logger: logger, origin: origin, redis: redis, drain: drain,
+                    traceID: request.trace.traceID)
                 handler.run(request, context: context, responder: responder)
             case .options(let allowed, _):
                 responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))
             case .methodNotAllowed(let allowed, _):
                 if let unmatched {
-                    unmatched.run(request, context: RouteContext(requestID: request.requestID, logger: logger), responder: responder)
+                    unmatched.run(request, context: RouteContext(requestID: request.requestID, logger: logger, traceID: request.trace.traceID), responder: responder)
                 } else {
                     responder.fail(GatewayError.methodNotAllowed(request.method, allowed: allowed))
                 }
             case .notFound:
                 if let unmatched {
-                    unmatched.run(request, context: RouteContext(requestID: request.requestID, logger: logger), responder: responder)
+                    unmatched.run(request, context: RouteContext(requestID: request.requestID, logger: logger, traceID: request.trace.traceID), responder: responder)
                 } else {
                     responder.fail(GatewayError.notFound())
                 }

@@ -8,7 +8,7 @@ extension GatewayError {
             type: type, title: title, status: status, detail: detail, requestId: requestID,
             errors: fieldErrors.isEmpty ? nil : fieldErrors)
         var headers = self.headers
-        headers.set("Content-Type", "application/problem+json")
+        headers.set("Content-Type", Self.problemContentType)
         return GatewayResponse(status: status, headers: headers, body: problem.jsonBytes())
     }
 }

@@ -32,6 +32,8 @@ public struct GatewayError: Error, Sendable, Equatable {
     }
 
     static let typePrefix = "urn:open-market-gateway:problem:"
+    /// Problem bodies' media type; the transport adds `traceId` to bodies of this type.
+    static let problemContentType = "application/problem+json"
 
     /// This error with one more response header.
     public func adding(header name: String, _ value: String) -> GatewayError {

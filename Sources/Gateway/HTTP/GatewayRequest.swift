@@ -1,3 +1,5 @@
+import GatewayModels
+
 /// One request as handlers see it: plain values, copied out of libevent on the loop thread
 /// after the whole body was buffered.
 public struct GatewayRequest: Sendable {
@@ -15,11 +17,15 @@ public struct GatewayRequest: Sendable {
     /// The method as sent when it is none of `HTTPMethod` (then `method` is meaningless and
     /// the transport answers 405 or 501 without routing).
     public var unknownMethod: String?
+    /// The client's trace context (`traceparent`, `tracestate`) when valid, else a new trace.
+    public var trace: TraceContext
 
     public init(
         method: HTTPMethod, path: String, query: String? = nil, headers: HTTPHeaders = [:],
-        body: [UInt8] = [], requestID: String = RequestID.generate(), peer: String? = nil
+        body: [UInt8] = [], requestID: String = RequestID.generate(), peer: String? = nil, trace: TraceContext? = nil
     ) {
+        self.trace = trace ?? TraceContext.from(
+            traceparent: headers["traceparent"], tracestate: headers.values("tracestate").joined(separator: ","))
         self.method = method
         self.path = path
         self.query = query

@@ -114,6 +114,7 @@ public final class ImageReads: Sendable {
         answer.append(image.heads.head(gzip: false, notModified: notModified))
         answer.append(file == nil ? Self.memoryHitFields : Self.diskHitFields)
         answer.status = notModified ? 304 : 200
+        answer.fromCache = true
         if !notModified {
             answer.body = image.identity
             answer.file = file

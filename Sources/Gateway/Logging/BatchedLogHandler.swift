@@ -1,19 +1,34 @@
 import Foundation
 import Logging
 
-/// A swift-log handler with the format of `StreamLogHandler`
-/// (`2026-11-21T05:35:55.123Z info gateway: key=value [Module] message`, time in UTC with
-/// milliseconds) that hands each line to a `LogWriter` instead of writing it on the calling
-/// thread. Thread-safe like any value `LogHandler`.
+/// A swift-log handler that hands each line to a `LogWriter` instead of writing it on the
+/// calling thread, in one of two formats:
+///
+/// - `text`, the format of `StreamLogHandler`
+///   (`2026-11-21T05:35:55.123Z info gateway: key=value [Module] message`, time in UTC with
+///   milliseconds);
+/// - `json`, one object per line: `time` (RFC 3339, UTC, milliseconds), `level`, `logger`,
+///   `message`, then every metadata key (`request_id`, `trace_id`, and on access lines
+///   `method`, `route`, `status`, `duration_ms`, `bytes`, `cache`, `client`). Integers,
+///   floating-point values and ``LogNumber``s are JSON numbers, other values strings.
+///
+/// Thread-safe like any value `LogHandler`.
 public struct BatchedLogHandler: LogHandler {
+    /// How lines are written (`--log-format`).
+    public enum Format: String, Sendable, CaseIterable {
+        case text, json
+    }
+
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
     private let label: String
     private let writer: LogWriter
+    private let format: Format
 
-    public init(label: String, writer: LogWriter = .standardError) {
+    public init(label: String, writer: LogWriter = .standardError, format: Format = .text) {
         self.label = label
         self.writer = writer
+        self.format = format
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -24,6 +39,7 @@ public struct BatchedLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        if format == .json { return writer.write(jsonLine(event, merged), urgent: event.level >= .error) }
         var line = Self.timestamp()
         line += " \(event.level) \(label):"
         for key in merged.keys.sorted() {
@@ -31,6 +47,52 @@ public struct BatchedLogHandler: LogHandler {
         }
         line += " [\(event.source)] \(event.message)\n"
         writer.write(line, urgent: event.level >= .error)
+    }
+
+    /// One JSON object and a line end.
+    private func jsonLine(_ event: LogEvent, _ metadata: Logger.Metadata) -> String {
+        var line = #"{"time":"# + Self.quoted(Self.timestamp()) + #","level":"# + Self.quoted(event.level.rawValue)
+            + #","logger":"# + Self.quoted(label) + #","message":"# + Self.quoted("\(event.message)")
+        for key in metadata.keys.sorted() {
+            line += "," + Self.quoted(key) + ":" + Self.json(metadata[key]!)
+        }
+        return line + "}\n"
+    }
+
+    private static func json(_ value: Logger.MetadataValue) -> String {
+        switch value {
+        case .string(let text): return quoted(text)
+        case .stringConvertible(let convertible):
+            let text = convertible.description
+            let numeric = convertible is any BinaryInteger || convertible is any BinaryFloatingPoint || convertible is LogNumber
+            return numeric && isJSONNumber(text) ? text : quoted(text)
+        case .array(let values): return "[" + values.map(json).joined(separator: ",") + "]"
+        case .dictionary(let members): return "{" + members.keys.sorted().map { quoted($0) + ":" + json(members[$0]!) }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// `text` as a JSON string: quotes, backslashes and control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x2028...0x2029).contains(scalar.value):
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    private static func isJSONNumber(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+            && text.utf8.first != UInt8(ascii: ".") && text.utf8.last != UInt8(ascii: ".")
     }
 
     /// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
@@ -46,5 +108,14 @@ public struct BatchedLogHandler: LogHandler {
         }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+    }
+}
+
+/// A number already written as decimal text (`12.345`), logged as a JSON number.
+public struct LogNumber: CustomStringConvertible, Sendable {
+    public let description: String
+
+    public init(_ text: String) {
+        description = text
     }
 }

@@ -1,5 +1,8 @@
+import GatewayModels
+
 /// One request to the origin. The client adds `Host`, `Accept-Encoding: gzip`,
-/// `Content-Length` and `X-Request-ID`.
+/// `Content-Length`, `X-Request-ID`, and with a trace `traceparent` (a new span id per
+/// exchange) and `tracestate`.
 public struct OriginRequest: Sendable {
     public var method: HTTPMethod
     /// Path and query below the endpoint's base path (`/items/1`, `/item/7`).
@@ -11,11 +14,15 @@ public struct OriginRequest: Sendable {
     /// The largest response body accepted for this request (after gunzip); nil for the
     /// client's `maxResponseBytes`.
     public var maxResponseBytes: Int?
+    /// The client request's trace, passed on; nil sends none (image fetches from hosts that
+    /// are not the origin).
+    public var trace: TraceContext?
 
     public init(
         method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], requestID: String,
-        maxResponseBytes: Int? = nil
+        maxResponseBytes: Int? = nil, trace: TraceContext? = nil
     ) {
+        self.trace = trace
         self.method = method
         self.target = target
         self.headers = headers

@@ -329,7 +329,7 @@ final class ClientConnection: @unchecked Sendable {
         start += message.length
         let keepAlive = message.head.keepAlive && !core.drain.isDraining
         let exchange = ServerExchange(
-            connection: self, method: request.method, path: request.path, requestID: request.requestID,
+            connection: self, method: request.method, path: request.path, requestID: request.requestID, traceID: request.trace.traceID,
             acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: started,
             keepAlive: keepAlive, http10: message.head.minorVersion == 0)
         exchange.rateLimit = verdict
@@ -369,6 +369,7 @@ final class ClientConnection: @unchecked Sendable {
         answer.head.removeAll(keepingCapacity: true)
         var isHead = false
         var pathForLog = ""
+        var traceForLog = ""
         var idRange = 0..<0
         let logs = core.logger.logLevel <= .info
         let label: String? = input.withUnsafeBytes { all in
@@ -378,7 +379,11 @@ final class ClientConnection: @unchecked Sendable {
             guard isHead || method.equals("GET", in: bytes) else { return nil }
             let request = RequestBytes(buffer: bytes, head: message.head)
             guard let label = core.router.answerStored(request, into: &answer) else { return nil }
-            if logs { pathForLog = String(decoding: request.path, as: UTF8.self) }
+            if logs {
+                pathForLog = String(decoding: request.path, as: UTF8.self)
+                traceForLog = TraceContext.from(
+                    traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
+            }
             // The per-request fields: the client's id or a new one, then Date and length.
             answer.append(Self.requestIDName)
             let idStart = answer.head.count
@@ -422,8 +427,12 @@ final class ClientConnection: @unchecked Sendable {
             uncompressedBytes: isHead ? 0 : answer.gzipOf ?? bodyLength, gzip: answer.gzipOf != nil)
         if logs {
             ServerExchange.log(
-                core.logger, method: method, path: pathForLog, status: answer.status,
-                requestID: String(decoding: answer.head[idRange], as: UTF8.self), elapsed: elapsed)
+                core.logger,
+                ServerExchange.AccessLine(
+                    method: method, path: pathForLog, route: label, status: answer.status, bytes: isHead ? 0 : bodyLength,
+                    cache: answer.fromCache ? "hit" : nil, client: peer,
+                    requestID: String(decoding: answer.head[idRange], as: UTF8.self), traceID: traceForLog),
+                elapsed: elapsed)
         }
         server.head = answer.head
         if phase == .closed { return true }
@@ -490,16 +499,20 @@ final class ClientConnection: @unchecked Sendable {
         disarmReading()
         // What the head showed before it failed: the client's request id, and HEAD (whose
         // answer has no content).
-        let (clientID, isHead): (String?, Bool) = input.withUnsafeBytes { all in
+        let (clientID, traceparent, isHead): (String?, String?, Bool) = input.withUnsafeBytes { all in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
             let id = decoder.head.fields.first { $0.name.equalsIgnoringCase("x-request-id", in: bytes) }
                 .map { $0.value.string(in: bytes) }
-            return (id, decoder.head.method.equals("HEAD", in: bytes))
+            let trace = decoder.head.fields.first { $0.name.equalsIgnoringCase("traceparent", in: bytes) }
+                .map { $0.value.string(in: bytes) }
+            return (id, trace, decoder.head.method.equals("HEAD", in: bytes))
         }
         let requestID = RequestID.accept(clientID)
         phase = .handling
         let exchange = ServerExchange(
-            connection: self, method: isHead ? .head : .get, path: "-", requestID: requestID, acceptsGzip: false, started: .now,
+            connection: self, method: isHead ? .head : .get, path: "-", requestID: requestID,
+            traceID: TraceContext.from(traceparent: traceparent, tracestate: nil).traceID,
+            acceptsGzip: false, started: .now,
             keepAlive: false, http10: false)
         exchange.route = "malformed"
         server.core.inFlight.add(1, ordering: .relaxed)

@@ -1,4 +1,5 @@
 import CEvent
+import GatewayModels
 
 /// The keep-alive connections to one origin on one loop, run by an `OriginPoolState`.
 ///
@@ -143,6 +144,11 @@ final class OriginPool {
         evhttp_add_header(headers, "Accept-Encoding", "gzip")
         evhttp_add_header(headers, "User-Agent", "open-market-gateway")
         evhttp_add_header(headers, RequestID.headerName, exchange.request.requestID)
+        if let trace = exchange.request.trace {
+            // A span of its own for each exchange, under the client's trace.
+            evhttp_add_header(headers, "traceparent", trace.traceparent(spanID: TraceContext.newSpanID()))
+            if let state = trace.state { evhttp_add_header(headers, "tracestate", state) }
+        }
         for field in exchange.request.headers where !Self.managedHeaders.contains(where: { HTTPHeaders.sameName($0, field.name) }) {
             evhttp_add_header(headers, field.name, field.value)
         }
@@ -178,7 +184,7 @@ final class OriginPool {
     }
 
     /// Headers the client sets itself; a caller's copies are not sent.
-    private static let managedHeaders = ["Host", "Accept-Encoding", "User-Agent", "Content-Length", "Transfer-Encoding", "Connection", RequestID.headerName]
+    private static let managedHeaders = ["Host", "Accept-Encoding", "User-Agent", "Content-Length", "Transfer-Encoding", "Connection", RequestID.headerName, "traceparent", "tracestate"]
 
     private static func command(_ method: HTTPMethod) -> evhttp_cmd_type {
         switch method {

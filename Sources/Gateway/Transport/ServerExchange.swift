@@ -1,4 +1,5 @@
 import Dispatch
+import GatewayModels
 import Logging
 import Synchronization
 
@@ -14,6 +15,10 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     let method: HTTPMethod
     private let path: String
     private let requestID: String
+    /// The request's trace id: in problem bodies and the access log.
+    private let traceID: String
+    /// The peer, for the access log.
+    private let client: String
     private let acceptsGzip: Bool
     private let started: ContinuousClock.Instant
     /// Whether the connection may stay open after this answer (the client's wish; the
@@ -29,13 +34,15 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     var rateLimit: RateLimiter.Verdict?
 
     init(
-        connection: ClientConnection, method: HTTPMethod, path: String, requestID: String, acceptsGzip: Bool,
+        connection: ClientConnection, method: HTTPMethod, path: String, requestID: String, traceID: String, acceptsGzip: Bool,
         started: ContinuousClock.Instant, keepAlive: Bool, http10: Bool
     ) {
         self.connection = connection
         self.method = method
         self.path = path
         self.requestID = requestID
+        self.traceID = traceID
+        client = connection.peer
         self.acceptsGzip = acceptsGzip
         self.started = started
         self.keepAlive = keepAlive
@@ -50,6 +57,9 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         }
         var response = response
         response.headers.set(RequestID.headerName, requestID)
+        if response.headers["Content-Type"] == GatewayError.problemContentType {
+            response.body = ProblemDetails.addingTraceID(traceID, to: response.body)
+        }
         if let rateLimit {
             response.headers.set("RateLimit-Policy", rateLimit.policy.policyValue)
             response.headers.set("RateLimit", rateLimit.policy.rateValue(rateLimit.decision))
@@ -84,17 +94,51 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
             route: route, method: method, status: response.status, duration: elapsed,
             sentBytes: sentBody ? response.body.count : 0, uncompressedBytes: sentBody ? uncompressedBytes : 0,
             gzip: response.headers.contains("Content-Encoding"))
-        Self.log(server.core.logger, method: method, path: path, status: response.status, requestID: requestID, elapsed: elapsed)
+        Self.log(
+            server.core.logger,
+            AccessLine(
+                method: method, path: path, route: route, status: response.status, bytes: sentBody ? response.body.count : 0,
+                cache: AccessLine.cache(response.headers["Cache-Status"]), client: client, requestID: requestID, traceID: traceID),
+            elapsed: elapsed)
         // Logged first: once the bytes are out, a client may act on the answer at once.
         connection.respond(response, exchange: self)
         server.core.inFlight.subtract(1, ordering: .relaxed)
     }
 
+    /// What the access log says of one answer.
+    struct AccessLine {
+        var method: HTTPMethod
+        var path: String
+        /// The route's pattern (`/v1/products/{id}`), not the raw path.
+        var route: String
+        var status: Int
+        /// Body bytes sent.
+        var bytes: Int
+        /// `hit`, `stale`, `shared_hit` or `miss`; nil for answers no cache is involved in.
+        var cache: String?
+        /// The peer's address and port.
+        var client: String
+        var requestID: String
+        var traceID: String
+
+        /// The access log's `cache` field from the answer's `Cache-Status`.
+        static func cache(_ cacheStatus: String?) -> String? {
+            guard let cacheStatus else { return nil }
+            if cacheStatus.hasPrefix(CacheStatus.name + "; hit") { return cacheStatus.contains("fwd=stale") ? "stale" : "hit" }
+            if cacheStatus.hasPrefix(CacheStatus.sharedName + "; hit") { return "shared_hit" }
+            return "miss"
+        }
+    }
+
     /// The access-log line of one answer (at `info`; swift-log builds it only then).
-    static func log(_ logger: Logger, method: HTTPMethod, path: String, status: Int, requestID: String, elapsed: Duration) {
-        logger.info(
-            "\(method.rawValue) \(path) \(status)",
-            metadata: ["request_id": .string(requestID), "duration_ms": .string(milliseconds(elapsed))])
+    static func log(_ logger: Logger, _ line: AccessLine, elapsed: Duration) {
+        var metadata: Logger.Metadata = [
+            "request_id": .string(line.requestID), "trace_id": .string(line.traceID), "duration_ms": .stringConvertible(LogNumber(milliseconds(elapsed))),
+            "method": .string(line.method.rawValue), "route": .string(line.route), "status": .stringConvertible(line.status),
+            "bytes": .stringConvertible(line.bytes), "client": .string(line.client),
+        ]
+        if let cache = line.cache { metadata["cache"] = .string(cache) }
+        logger.info("\(line.method.rawValue) \(line.path) \(line.status)", metadata: metadata)
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

@@ -41,4 +41,17 @@ public struct ProblemDetails: Sendable, Hashable, ContractJSONEncodable {
         }
         writer.endObject()
     }
+
+    /// `body`, a problem object this type (or ``ReadinessStatus``) wrote, with `"traceId"`
+    /// as its last member. The transport adds it to every problem it sends, whoever built
+    /// the body; `traceID` is 32 hex digits (``TraceContext``), which need no escaping.
+    public static func addingTraceID(_ traceID: String, to body: [UInt8]) -> [UInt8] {
+        guard body.count > 2, body.last == UInt8(ascii: "}") else { return body }
+        var body = body
+        body.removeLast()
+        body.append(contentsOf: #","traceId":""#.utf8)
+        body.append(contentsOf: traceID.utf8)
+        body.append(contentsOf: #""}"#.utf8)
+        return body
+    }
 }

@@ -65,9 +65,15 @@ import Yams
         let problem = ProblemDetails(title: "Unprocessable Content", status: 422, detail: "2 fields are invalid.", requestId: "r-1",
                                      errors: [FieldError(field: "price", message: "price must not be negative.")])
         #expect(String(decoding: problem.jsonBytes(), as: UTF8.self) == #"{"type":"about:blank","title":"Unprocessable Content","status":422,"detail":"2 fields are invalid.","requestId":"r-1","errors":[{"field":"price","message":"price must not be negative."}]}"#)
-        #expect(validator.validate(try #require(JSONValue.parse(problem.jsonBytes())), schemaNamed: "Problem") == [])
+        // As sent: the transport adds the trace id to every problem.
+        let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+        let sent = ProblemDetails.addingTraceID(traceID, to: problem.jsonBytes())
+        #expect(String(decoding: sent, as: UTF8.self).hasSuffix(#""price must not be negative."}],"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"}"#))
+        #expect(validator.validate(try #require(JSONValue.parse(sent)), schemaNamed: "Problem") == [])
+        // Without it the body is not what the contract promises.
+        #expect(!validator.validate(try #require(JSONValue.parse(problem.jsonBytes())), schemaNamed: "Problem").isEmpty)
         let plain = ProblemDetails(title: "Not Found", status: 404, detail: "No product 9.", requestId: "r-2")
-        #expect(validator.validate(try #require(JSONValue.parse(plain.jsonBytes())), schemaNamed: "Problem") == [])
+        #expect(validator.validate(try #require(JSONValue.parse(ProblemDetails.addingTraceID(traceID, to: plain.jsonBytes()))), schemaNamed: "Problem") == [])
         #expect(HealthStatus().jsonBytes() == #"{"status":"ok"}"#.bytes)
         #expect(validator.validate(try #require(JSONValue.parse(HealthStatus().jsonBytes())), schemaNamed: "Health") == [])
     }
@@ -90,9 +96,10 @@ import Yams
         #expect(validator.validate(try #require(JSONValue.parse(ready.jsonBytes())), schemaNamed: "Readiness") == [])
         let draining = ReadinessStatus(draining: true, origin: .up, checkedAt: "2026-11-23T05:00:00.123Z").problemJSON(requestId: "r-3")
         #expect(String(decoding: draining, as: UTF8.self) == #"{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"The gateway is shutting down and takes no new work; retry on another replica.","requestId":"r-3","readiness":"draining","origin":"up","checkedAt":"2026-11-23T05:00:00.123Z"}"#)
-        #expect(validator.validate(try #require(JSONValue.parse(draining)), schemaNamed: "ReadinessProblem") == [])
+        let traceID = "0af7651916cd43dd8448eb211c80319c"
+        #expect(validator.validate(try #require(JSONValue.parse(ProblemDetails.addingTraceID(traceID, to: draining))), schemaNamed: "ReadinessProblem") == [])
         let early = ReadinessStatus(draining: true, origin: nil, checkedAt: nil).problemJSON(requestId: "r-4")
-        #expect(validator.validate(try #require(JSONValue.parse(early)), schemaNamed: "ReadinessProblem") == [])
+        #expect(validator.validate(try #require(JSONValue.parse(ProblemDetails.addingTraceID(traceID, to: early))), schemaNamed: "ReadinessProblem") == [])
         #expect(!validator.validate(try #require(JSONValue.parse(draining)), schemaNamed: "Readiness").isEmpty)
     }
 

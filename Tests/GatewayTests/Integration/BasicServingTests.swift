@@ -47,10 +47,10 @@ extension IntegrationTests {
             try await TestServer.with { server in
                 let port = server.port
                 try await offPool {
-                    let response = try RawHTTPClient(port: port).request("GET", "/v9/nothing", headers: ["X-Request-ID: r-404"])
+                    let response = try RawHTTPClient(port: port).request("GET", "/v9/nothing", headers: ["X-Request-ID: r-404", TestTrace.header])
                     #expect(response.status == 404)
                     #expect(response.header("Content-Type") == "application/problem+json")
-                    #expect(response.text == #"{"type":"about:blank","title":"Not Found","status":404,"detail":"No resource at this path.","requestId":"r-404"}"#)
+                    #expect(response.text == #"{"type":"about:blank","title":"Not Found","status":404,"detail":"No resource at this path.","requestId":"r-404","traceId":"\#(TestTrace.id)"}"#)
                 }
             }
         }

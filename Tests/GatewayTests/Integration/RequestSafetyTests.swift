@@ -76,13 +76,13 @@ extension IntegrationTests {
                 let port = server.port
                 try await offPool {
                     let client = try RawHTTPClient(port: port)
-                    try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nX-Request-ID: smug-1\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n")
+                    try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nX-Request-ID: smug-1\r\n\(TestTrace.header)\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n")
                     let response = try client.readResponse()
                     #expect(response.header("Content-Type") == "application/problem+json")
                     #expect(response.header("Connection") == "close")
                     #expect(response.text == """
                         {"type":"urn:open-market-gateway:problem:malformed-request","title":"Malformed request","status":400,\
-                        "detail":"Content-Length appears more than once.","requestId":"smug-1"}
+                        "detail":"Content-Length appears more than once.","requestId":"smug-1","traceId":"\(TestTrace.id)"}
                         """)
                 }
             }

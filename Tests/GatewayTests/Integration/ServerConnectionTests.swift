@@ -13,8 +13,9 @@ extension IntegrationTests {
     /// and TLS.
     @Suite struct ServerConnection {
         /// The problem+json body of an `about:blank` problem.
+        /// A problem body as sent for a request that carried ``TestTrace/header``.
         static func problem(_ status: Int, _ title: String, _ detail: String, requestID: String) -> String {
-            #"{"type":"about:blank","title":"\#(title)","status":\#(status),"detail":"\#(detail)","requestId":"\#(requestID)"}"#
+            #"{"type":"about:blank","title":"\#(title)","status":\#(status),"detail":"\#(detail)","requestId":"\#(requestID)","traceId":"\#(TestTrace.id)"}"#
         }
 
         /// Polls `condition` every 5 ms for up to 5 s.
@@ -34,7 +35,7 @@ extension IntegrationTests {
                 try await offPool {
                     let client = try RawHTTPClient(port: port)
                     // QUERY carries a body; it must be consumed for the next request to parse.
-                    try client.send("QUERY /healthz HTTP/1.1\r\nHost: x\r\nX-Request-ID: q-405\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nwhere")
+                    try client.send("QUERY /healthz HTTP/1.1\r\nHost: x\r\nX-Request-ID: q-405\r\n\(TestTrace.header)\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nwhere")
                     let notAllowed = try client.readResponse()
                     #expect(notAllowed.status == 405)
                     #expect(notAllowed.header("Allow") == "GET, HEAD, OPTIONS")
@@ -43,7 +44,7 @@ extension IntegrationTests {
                     #expect(notAllowed.text == Self.problem(
                         405, "Method Not Allowed", "QUERY is not allowed here; allowed: GET, HEAD, OPTIONS.", requestID: "q-405"))
 
-                    let notImplemented = try client.request("QUERY", "/nowhere", headers: ["X-Request-ID: q-501"])
+                    let notImplemented = try client.request("QUERY", "/nowhere", headers: ["X-Request-ID: q-501", TestTrace.header])
                     #expect(notImplemented.status == 501)
                     #expect(notImplemented.header("Content-Type") == "application/problem+json")
                     #expect(notImplemented.header("Allow") == nil)
@@ -88,7 +89,7 @@ extension IntegrationTests {
                 let port = server.port
                 try await offPool {
                     let client = try RawHTTPClient(port: port)
-                    try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nX-Request-ID: big-1\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
+                    try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nX-Request-ID: big-1\r\n\(TestTrace.header)\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n")
                     let refused = try client.readResponse(method: "POST")
                     #expect(refused.status == 413)
                     #expect(refused.header("Content-Type") == "application/problem+json")
@@ -104,7 +105,7 @@ extension IntegrationTests {
                 let port = server.port
                 try await offPool {
                     let client = try RawHTTPClient(port: port)
-                    try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nX-Request-ID: exp-1\r\nExpect: something-else\r\nContent-Length: 5\r\n\r\n")
+                    try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nX-Request-ID: exp-1\r\n\(TestTrace.header)\r\nExpect: something-else\r\nContent-Length: 5\r\n\r\n")
                     let refused = try client.readResponse(method: "POST")
                     #expect(refused.status == 417)
                     #expect(refused.header("Content-Type") == "application/problem+json")

@@ -41,3 +41,26 @@ import Testing
         #expect(dropped + lines.count - 1 == 20)
     }
 }
+
+@Suite struct JSONLogLineTests {
+    @Test func escapesEverythingJSONNeeds() {
+        #expect(BatchedLogHandler.quoted("a\"b\\c\nd\u{1}é") == #""a\"b\\c\nd\u0001é""#)
+    }
+
+    @Test func writesOneObjectPerLineWithNumbersAsNumbers() throws {
+        let pipe = Pipe()
+        let writer = LogWriter(output: pipe.fileHandleForWriting, interval: .seconds(3600))
+        var handler = BatchedLogHandler(label: "gateway", writer: writer, format: .json)
+        handler.logLevel = .info
+        let logger = Logger(label: "gateway") { _ in handler }
+        logger.info(
+            "line \"one\"",
+            metadata: ["status": .stringConvertible(200), "duration_ms": .stringConvertible(LogNumber("0.125")), "route": "/x", "odd": .stringConvertible(LogNumber("1e5"))])
+        writer.flush()
+        try pipe.fileHandleForWriting.close()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let line = try #require(text.split(separator: "\n").first)
+        #expect(line.hasSuffix(#","logger":"gateway","message":"line \"one\"","duration_ms":0.125,"odd":"1e5","route":"/x","status":200}"#))
+        #expect(line.hasPrefix(#"{"time":""#))
+    }
+}
