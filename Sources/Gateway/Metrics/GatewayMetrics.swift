@@ -91,6 +91,12 @@ public final class GatewayMetrics: Sendable {
         counter("gateway_rate_limited_total", [("route", route), ("policy", policy)]).increment()
     }
 
+    /// Whether the per-client budgets are shared with the other replicas now (1) or kept per
+    /// process because Redis could not be reached (0).
+    func rateLimitShared(_ shared: Bool) {
+        CoreMetrics.Gauge(label: "gateway_rate_limit_shared", factory: factory).record(shared ? 1 : 0)
+    }
+
     /// How long one read of the shared page tier took (the Redis round trip).
     func sharedTierLatency(_ duration: Duration) {
         timer("gateway_shared_cache_read_duration_seconds").recordNanoseconds(duration.nanoseconds)

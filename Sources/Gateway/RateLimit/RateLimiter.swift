@@ -26,6 +26,9 @@ final class RateLimiter: Sendable {
 
     private struct Shard: Sendable {
         var arrivals: [ClientKey: Int64] = [:]
+        /// Requests allowed since the last sync with the other replicas (only when shared);
+        /// emptied keeping its capacity, so steady clients cost no allocation.
+        var spent: [ClientKey: Int] = [:]
         /// The size at which rested clients are next dropped.
         var sweepAt = 1024
     }
@@ -47,8 +50,11 @@ final class RateLimiter: Sendable {
     /// `--rate-limit-key-header`, lower-cased.
     private let keyHeader: [UInt8]?
     private let start = ContinuousClock.now
+    /// Whether allowed requests are counted for ``takeSpent()`` (with `--redis-url`).
+    let shared: Bool
 
-    init(configuration: RateLimitConfiguration) {
+    init(configuration: RateLimitConfiguration, shared: Bool = false) {
+        self.shared = shared
         let rules = [configuration.reads, configuration.writes, configuration.images]
         policies = RateLimitKind.allCases.map { kind in rules[kind.rawValue].map { RateLimitPolicy(kind: kind, rule: $0) } }
         tables = rules.map { $0 == nil ? nil : Table(maxClients: configuration.maxClients) }
@@ -78,7 +84,7 @@ final class RateLimiter: Sendable {
         guard let table = tables[kind.rawValue] else {
             return CellRate.Decision(allowed: true, remaining: rule.capacity, resetSeconds: 0, retryAfterSeconds: 0, arrival: 0)
         }
-        let shard = table.shards[Int(truncatingIfNeeded: (client.high ^ client.low ^ (client.low >> 29)) % UInt64(Self.shardCount))]
+        let shard = table.shards[shardIndex(client)]
         return shard.withLock { shard in
             var key = client
             if shard.arrivals[key] == nil && shard.arrivals.count >= shard.sweepAt {
@@ -87,9 +93,45 @@ final class RateLimiter: Sendable {
                 if shard.arrivals.count >= table.maxPerShard { key = .overflow }
             }
             let decision = CellRate.decide(arrival: shard.arrivals[key] ?? 0, now: now, rule: rule)
-            if decision.allowed { shard.arrivals[key] = decision.arrival }
+            if decision.allowed {
+                shard.arrivals[key] = decision.arrival
+                if shared { shard.spent[key, default: 0] += 1 }
+            }
             return decision
         }
+    }
+
+    /// What clients spent since the last call, by policy: for the sync with the other
+    /// replicas. Any thread.
+    func takeSpent() -> [(kind: RateLimitKind, rule: RateRule, client: ClientKey, count: Int)] {
+        var taken: [(RateLimitKind, RateRule, ClientKey, Int)] = []
+        for kind in RateLimitKind.allCases {
+            guard let table = tables[kind.rawValue], let rule = policies[kind.rawValue]?.rule else { continue }
+            for shard in table.shards {
+                shard.withLock { shard in
+                    for (client, count) in shard.spent where client != .overflow { taken.append((kind, rule, client, count)) }
+                    shard.spent.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        return taken
+    }
+
+    /// Another replica (or the sync itself) says `client` owes `debt` under `kind`: its
+    /// budget is full again only `debt` from now. Takes the later of that and what this
+    /// process knows. Any thread.
+    func apply(_ kind: RateLimitKind, client: ClientKey, debt: Duration) {
+        guard let table = tables[kind.rawValue] else { return }
+        let now = nanoseconds(.now)
+        let arrival = now + debt.nanoseconds
+        table.shards[shardIndex(client)].withLock { shard in
+            guard shard.arrivals[client] != nil || shard.arrivals.count < table.maxPerShard else { return }
+            shard.arrivals[client] = max(shard.arrivals[client] ?? 0, arrival)
+        }
+    }
+
+    private func shardIndex(_ client: ClientKey) -> Int {
+        Int(truncatingIfNeeded: (client.high ^ client.low ^ (client.low >> 29)) % UInt64(Self.shardCount))
     }
 
     /// Clients remembered under `kind` now (tests, `/admin/cache`).

@@ -25,6 +25,12 @@ enum ReplicaNamespace {
         return "omg:" + digest(parts).prefix(16) + ":"
     }
 
+    /// `omg:<16 hex digits>:rl:`: for the per-client budgets, named by the origin's URL and
+    /// generation (the clients of one deployment).
+    static func rateLimits(origin: String, generation: OriginGeneration) -> String {
+        "omg:" + digest([Array("ratelimits".utf8), Array(origin.utf8), Array(generation.rawValue.utf8)]).prefix(16) + ":rl:"
+    }
+
     /// Hex SHA-256 of the parts, each preceded by its length (so parts cannot run into each
     /// other).
     static func digest(_ parts: [[UInt8]]) -> String {

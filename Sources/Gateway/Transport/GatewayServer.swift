@@ -49,6 +49,9 @@ public final class GatewayServer: Sendable {
     /// Names this server's connections in Redis (`omg-commands-<instance>`).
     var redisInstance: String { core.redisHealth.instance }
 
+    /// The per-client budgets (tests look into them); nil without rate limits.
+    var rateLimiter: RateLimiter? { core.rateLimiter }
+
     /// Requests read but not answered yet.
     public var inFlight: Int { core.inFlight.load(ordering: .relaxed) }
 
@@ -88,20 +91,30 @@ public final class GatewayServer: Sendable {
         }
         for serverLoop in loops { serverLoop.siblings = loops }
         if let first = loops.first, let publisher = first.redis, let redis = configuration.redis, let listener = core.replicaListener {
+            let limiter = core.rateLimiter
             first.subscriber = RedisConnection(
                 loop: first.loop, configuration: redis, health: core.redisHealth, logger: core.logger, metrics: core.metrics,
                 role: .subscriber(channel: listener.channel, publisher: publisher) { event in
                     switch event {
                     case .linked: listener.replicaLink(up: true)
                     case .unlinked: listener.replicaLink(up: false)
-                    case .message(let payload): listener.replicaMessage(payload)
+                    case .message(let payload):
+                        if let limiter, RateLimitSync.apply(payload, to: limiter) { return }
+                        listener.replicaMessage(payload)
                     }
                 })
+        }
+        if let limiter = core.rateLimiter, limiter.shared, let first = loops.first, let redis = first.redis, let listener = core.replicaListener,
+            let origin = configuration.origin
+        {
+            let namespace = ReplicaNamespace.rateLimits(origin: origin, generation: configuration.readPath.generation)
+            first.rateLimitSync = RateLimitSync(limiter: limiter, redis: redis, prefix: namespace, channel: listener.channel, metrics: core.metrics)
         }
         for serverLoop in loops { serverLoop.loop.start() }
         for serverLoop in loops {
             serverLoop.redis?.start()
             serverLoop.subscriber?.start()
+            serverLoop.rateLimitSync?.start()
         }
         let boundPort = port
         state.withLock { state in

@@ -32,7 +32,8 @@ final class ServerCore: Sendable {
         self.router = router
         self.logger = logger
         self.metrics = metrics
-        rateLimiter = configuration.rateLimits.isOn ? RateLimiter(configuration: configuration.rateLimits) : nil
+        rateLimiter = configuration.rateLimits.isOn
+            ? RateLimiter(configuration: configuration.rateLimits, shared: configuration.redis != nil && replicaListener != nil) : nil
         requestLimits = RequestLimits(
             maxHeadBytes: configuration.maxHeaderBytes, maxTargetBytes: configuration.maxTargetBytes,
             maxBodyBytes: configuration.maxBodyBytes, maxUploadBytes: configuration.maxUploadBytes,

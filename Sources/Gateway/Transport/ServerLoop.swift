@@ -18,6 +18,8 @@ final class ServerLoop: @unchecked Sendable {
     let originClient: OriginClient?
     /// This loop's connection to the replicas' shared Redis, when one is configured.
     let redis: RedisConnection?
+    /// On the first loop with shared rate limits: the sync of the budgets through `redis`.
+    var rateLimitSync: RateLimitSync?
     /// The first loop's subscription to other replicas' writes (set before the loops start).
     var subscriber: RedisConnection?
     /// Accepts this loop's connections; nil once accepting stopped.

@@ -127,3 +127,45 @@ extension IntegrationTests {
         }
     }
 }
+
+extension IntegrationTests {
+    /// Budgets shared across replicas through Redis.
+    @Suite struct SharedRateLimits {
+        /// Two requests through A, then B: B hears A's within one sync and allows only what
+        /// is left of the one budget (4/m: two more), then refuses.
+        @Test func twoReplicasShareOneBudget() async throws {
+            try await ReplicaHarness.with { harness in
+                let configure: (inout GatewayConfiguration) -> Void = { $0.rateLimits.reads = RateRule(quota: 4, windowSeconds: 60) }
+                let a = try harness.start(configure)
+                let b = try harness.start(configure)
+                #expect(try await harness.wait { a.server.redisReady && b.server.redisReady && a.server.replicaLinked && b.server.replicaLinked })
+                let first = try await offPool { try (0..<2).map { _ in try RawHTTPClient(port: a.port).request("GET", "/v1/products/2") } }
+                #expect(first.map { $0.header("RateLimit") } == [#""reads";r=3;t=15"#, #""reads";r=2;t=30"#])
+                // B has never seen this client: it learns of it from A's sync.
+                let limiter = try #require(b.server.rateLimiter)
+                #expect(try await harness.wait { limiter.clientCount(.reads) == 1 })
+                let second = try await offPool { try (0..<3).map { _ in try RawHTTPClient(port: b.port).request("GET", "/v1/products/2") } }
+                #expect(second.map(\.status) == [200, 200, 429])
+                #expect(second[0].header("RateLimit") == #""reads";r=1;t=45"#)
+                let metrics = String(decoding: b.routes.reads.metrics.render(), as: UTF8.self)
+                #expect(metrics.contains("gateway_rate_limit_shared 1"))
+                a.shutdown()
+                b.shutdown()
+            }
+        }
+
+        /// Redis down: each replica limits on its own, and says so in a metric.
+        @Test func withoutRedisEachReplicaLimitsOnItsOwn() async throws {
+            try await ReplicaHarness.with { harness in
+                let a = try harness.start { $0.rateLimits.reads = RateRule(quota: 2, windowSeconds: 60) }
+                #expect(try await harness.wait { a.server.redisReady })
+                harness.redis.stop()
+                let statuses = try await offPool { try (0..<3).map { _ in try RawHTTPClient(port: a.port).request("GET", "/v1/products/2").status } }
+                #expect(statuses == [200, 200, 429])
+                let metrics = { String(decoding: a.routes.reads.metrics.render(), as: UTF8.self) }
+                #expect(try await harness.wait { metrics().contains("gateway_rate_limit_shared 0") })
+                a.shutdown()
+            }
+        }
+    }
+}
