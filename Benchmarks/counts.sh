@@ -6,6 +6,8 @@
 #   Benchmarks/counts.sh                 N=5000, --log-level warning
 #   LOG_LEVEL=info Benchmarks/counts.sh  with the access log on
 #   GATEWAY_BIN=path Benchmarks/counts.sh another build of the gateway
+#   EXTRA="--rate-limit-reads 1000000/s --rate-limit-images 1000000/s" Benchmarks/counts.sh
+#                                        the same with more gateway flags (rate limits on)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-5000}
@@ -23,8 +25,9 @@ work=$(mktemp -d)
 trap 'kill $gateway 2>/dev/null || true; rm -rf "$work"' EXIT
 cc -O2 -shared -fPIC -o "$work/malloc-count.so" Benchmarks/malloc-count.c
 port=$((20000 + RANDOM % 20000))
+# shellcheck disable=SC2086
 LD_PRELOAD="$work/malloc-count.so" "$bin" --port "$port" --threads 1 --log-level "$LOG_LEVEL" \
-    --cache-dir "$work/cache" --list-ttl 600 --detail-ttl 600 2>"$work/gateway.log" &
+    --cache-dir "$work/cache" --list-ttl 600 --detail-ttl 600 ${EXTRA:-} 2>"$work/gateway.log" &
 gateway=$!
 for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
 
@@ -60,7 +63,7 @@ count() {
         'BEGIN {printf "%-34s syscalls/req %.2f  allocations/req %.2f   (%s)\n", l, c/n, a/n, d}'
 }
 
-echo "release gateway, 1 loop, --log-level $LOG_LEVEL, $N keep-alive requests per row"
+echo "release gateway, 1 loop, --log-level $LOG_LEVEL ${EXTRA:-}, $N keep-alive requests per row"
 count "/healthz" /healthz
 count "cached list page, gzip" "/v1/products?page=1" -H "Accept-Encoding: gzip"
 count "cached list page, identity" "/v1/products?page=2"
@@ -71,8 +74,9 @@ count "cached image, memory tier" "$image"
 kill "$gateway"
 wait "$gateway" 2>/dev/null || true
 # The disk tier: memory tier off, the image already on disk (cached above).
+# shellcheck disable=SC2086
 LD_PRELOAD="$work/malloc-count.so" "$bin" --port "$port" --threads 1 --log-level "$LOG_LEVEL" \
-    --cache-dir "$work/cache" --image-memory-bytes 0 2>>"$work/gateway.log" &
+    --cache-dir "$work/cache" --image-memory-bytes 0 ${EXTRA:-} 2>>"$work/gateway.log" &
 gateway=$!
 for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
 count "cached image, disk tier (sendfile)" "$image"

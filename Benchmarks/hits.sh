@@ -7,7 +7,10 @@
 #   - a cached list page (gzip), a cached product detail, a cached image (memory tier);
 #   - each at CONNECTIONS (default 50) and at 1,000 connections;
 #   - a cached list page and /healthz with the access log on (--log-level info);
-#   - a cached image from the disk tier (the gateway restarted with --image-memory-bytes 0).
+#   - a cached image from the disk tier (the gateway restarted with --image-memory-bytes 0);
+#   - what rate limits cost a hit: a second gateway with --rate-limit-reads/-images (budgets
+#     far above what wrk sends: every answer is a 200 hit with RateLimit fields) against the
+#     first, the same bytes, alternating rounds.
 #
 #   Benchmarks/hits.sh                       # 5 rounds of 4 s per scenario
 #   ROUNDS=3 DURATION=5s Benchmarks/hits.sh
@@ -20,6 +23,7 @@ bench_setup
 G=18494
 I=18495
 N=18496
+L=18497
 CACHE="$WORK/cache"
 start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level warning --cache-dir "$CACHE" --list-ttl 3600 --detail-ttl 3600
 wait_for "http://127.0.0.1:$G/healthz"
@@ -46,8 +50,18 @@ saved=$CONNECTIONS
 CONNECTIONS=1000
 scenarios "$G"
 CONNECTIONS=$saved
-kill "$GATEWAY_PID"
-wait "$GATEWAY_PID" 2>/dev/null || true
+
+PLAIN_PID=$GATEWAY_PID
+start_gateway --host 127.0.0.1 --port "$L" --threads 1 --log-level warning --cache-dir "$CACHE" --list-ttl 3600 --detail-ttl 3600 \
+    --rate-limit-reads 1000000/s --rate-limit-images 1000000/s
+wait_for "http://127.0.0.1:$L/healthz"
+curl -fs -o /dev/null "http://127.0.0.1:$L/v1/products/3"
+curl -fs -o /dev/null "http://127.0.0.1:$L$IMAGE"
+curl -fsI "http://127.0.0.1:$L/v1/products/3" | grep -i '^ratelimit'
+compare_named "cached detail, rate limits on / off [c=$CONNECTIONS]" limits "http://127.0.0.1:$L/v1/products/3" plain "http://127.0.0.1:$G/v1/products/3"
+compare_named "cached image, rate limits on / off [c=$CONNECTIONS]" limits "http://127.0.0.1:$L$IMAGE" plain "http://127.0.0.1:$G$IMAGE"
+kill "$GATEWAY_PID" "$PLAIN_PID"
+wait "$GATEWAY_PID" "$PLAIN_PID" 2>/dev/null || true
 
 # The access log on: the same gateway, --log-level info, lines to a file.
 start_gateway --host 127.0.0.1 --port "$I" --threads 1 --log-level info --cache-dir "$CACHE" --list-ttl 3600 --detail-ttl 3600

@@ -21,6 +21,7 @@ enum FuzzedParser: String, CaseIterable {
     case v1Page = "v1-page", v2Page = "v2-page", v2bPage = "v2b-page"
     case v1Detail = "v1-detail", v2Detail = "v2-detail", v2bDetail = "v2b-detail"
     case originAnswers = "origin-answers"
+    case forwardedFor = "forwarded-for", traceparent
 }
 
 let fuzzedParser: FuzzedParser = {
@@ -103,6 +104,38 @@ public func fuzzModels(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if let json = try? generation.detailJSON(bytes: input, locale: .enUS) {
             precondition((try? JSONParser.parse(json)) != nil, "the contract detail is not JSON")
         }
+    case .forwardedFor:
+        // Each entry read as inet_pton reads it (ports and brackets aside), and the client
+        // found is the peer or one of the entries.
+        input.withUnsafeBytes { bytes in
+            let whole = IPAddress(bytes)
+            if !input.contains(0) { precondition(whole == referenceAddress(input), "an address read differently from inet_pton") }
+            let peer = IPAddress(ipv4: 0x0A00_0001)
+            let trusted = AddressRanges(parsing: "10.0.0.0/8,2001:db8::/32")!
+            let client = ForwardedFor.client(peer: peer, trusted: trusted, count: 1) { _ in bytes }
+            let entries = input.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).compactMap { entry in
+                Array(entry).withUnsafeBytes { IPAddress.forwarded($0) }
+            }
+            precondition(client == peer || entries.contains(client), "a client that is neither the peer nor an entry")
+            // A trusted proxy is the client only when every hop is trusted or one was unreadable.
+            let nonBlank = input.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+                .filter { !$0.allSatisfy { $0 == 0x20 || $0 == 0x09 } }.count
+            precondition(
+                client == peer || !trusted.contains(client) || entries.allSatisfy(trusted.contains) || entries.count < nonBlank,
+                "a trusted proxy as the client")
+        }
+    case .traceparent:
+        let text = String(decoding: input, as: UTF8.self)
+        let context = TraceContext.from(traceparent: text, tracestate: text)
+        precondition(context.traceID.utf8.count == 32 && context.traceID.utf8.allSatisfy(isLowerHex), "a trace id that is not 32 lower-case hex digits")
+        if let parent = context.parentID {
+            // Kept: the fields are the input's, and the input has the level-1 shape.
+            precondition(text.utf8.count >= 55 && Array(text.utf8)[3..<35].elementsEqual(context.traceID.utf8), "a kept trace id not from the input")
+            precondition(Array(text.utf8)[36..<52].elementsEqual(parent.utf8) && parent != "0000000000000000", "a kept parent id not from the input")
+            precondition(!text.hasPrefix("ff-") && (!text.hasPrefix("00-") || text.utf8.count == 55), "a version-00 traceparent of another length kept")
+        } else {
+            precondition(context.state == nil, "tracestate kept without a valid traceparent")
+        }
     case .originAnswers:
         if let secret = OriginDeleteAnswer.productSecret(input) { precondition(!secret.isEmpty) }
         if let target = OriginDeleteAnswer.archivedTarget(input, basePath: "/base") {
@@ -117,6 +150,25 @@ public func fuzzModels(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 // MARK: - Properties
+
+/// `inet_pton`'s reading of `bytes` (IPv4 as IPv4-mapped), the reference for IPAddress.
+private func referenceAddress(_ bytes: [UInt8]) -> IPAddress? {
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard Array(text.utf8) == bytes else { return nil }
+    var v4 = in_addr()
+    if inet_pton(AF_INET, text, &v4) == 1 { return IPAddress(ipv4: UInt32(bigEndian: v4.s_addr)) }
+    var v6 = in6_addr()
+    guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+    return withUnsafeBytes(of: v6) { raw in
+        IPAddress(
+            high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+            low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+    }
+}
+
+private func isLowerHex(_ byte: UInt8) -> Bool {
+    (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+}
 
 /// What a decoded create promises.
 private func checkDraft(_ draft: ProductDraft) {
