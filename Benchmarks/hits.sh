@@ -58,6 +58,8 @@ wait_for "http://127.0.0.1:$L/healthz"
 curl -fs -o /dev/null "http://127.0.0.1:$L/v1/products/3"
 curl -fs -o /dev/null "http://127.0.0.1:$L$IMAGE"
 curl -fsI "http://127.0.0.1:$L/v1/products/3" | grep -i '^ratelimit'
+# A control: /healthz spends no budget, so its ratio is the noise between the two.
+compare_named "GET /healthz (no budget: control), limits gateway / plain [c=$CONNECTIONS]" limits "http://127.0.0.1:$L/healthz" plain "http://127.0.0.1:$G/healthz"
 compare_named "cached detail, rate limits on / off [c=$CONNECTIONS]" limits "http://127.0.0.1:$L/v1/products/3" plain "http://127.0.0.1:$G/v1/products/3"
 compare_named "cached image, rate limits on / off [c=$CONNECTIONS]" limits "http://127.0.0.1:$L$IMAGE" plain "http://127.0.0.1:$G$IMAGE"
 kill "$GATEWAY_PID" "$PLAIN_PID"

@@ -37,8 +37,8 @@ public struct BatchedLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        var merged = event.metadata ?? [:]
+        if !metadata.isEmpty { merged.merge(metadata) { new, _ in new } }
         if format == .json { return writer.write(jsonLine(event, merged), urgent: event.level >= .error) }
         var line = Self.timestamp()
         line += " \(event.level) \(label):"

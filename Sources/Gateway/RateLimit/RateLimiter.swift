@@ -31,6 +31,9 @@ final class RateLimiter: Sendable {
         var spent: [ClientKey: Int] = [:]
         /// The size at which rested clients are next dropped.
         var sweepAt = 1024
+        /// No sweep before this time (nanoseconds of ``nanoseconds(_:)``): a full table of
+        /// busy clients is not scanned again for every newcomer.
+        var nextSweep: Int64 = 0
     }
 
     private final class Table: Sendable {
@@ -44,6 +47,8 @@ final class RateLimiter: Sendable {
     }
 
     static let shardCount = 8
+    /// At most one sweep of a shard per second.
+    static let sweepPause: Int64 = 1_000_000_000
     private let policies: [RateLimitPolicy?]
     private let tables: [Table?]
     let trusted: AddressRanges
@@ -88,8 +93,11 @@ final class RateLimiter: Sendable {
         return shard.withLock { shard in
             var key = client
             if shard.arrivals[key] == nil && shard.arrivals.count >= shard.sweepAt {
-                shard.arrivals = shard.arrivals.filter { !CellRate.isRested(arrival: $0.value, now: now) }
-                shard.sweepAt = min(table.maxPerShard, max(1024, shard.arrivals.count * 2))
+                if now >= shard.nextSweep {
+                    shard.arrivals = shard.arrivals.filter { !CellRate.isRested(arrival: $0.value, now: now) }
+                    shard.sweepAt = min(table.maxPerShard, max(1024, shard.arrivals.count * 2))
+                    shard.nextSweep = now + Self.sweepPause
+                }
                 if shard.arrivals.count >= table.maxPerShard { key = .overflow }
             }
             let decision = CellRate.decide(arrival: shard.arrivals[key] ?? 0, now: now, rule: rule)

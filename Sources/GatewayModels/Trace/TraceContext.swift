@@ -1,3 +1,5 @@
+import Synchronization
+
 /// W3C Trace Context (level 1) of one request: the client's `traceparent` when it is valid
 /// (with its `tracestate`), else a new trace. The gateway records no spans of its own: it
 /// keeps the trace id, and each origin request gets a new span id under it.
@@ -20,7 +22,7 @@ public struct TraceContext: Sendable, Equatable {
 
     /// A new trace with a random id.
     public static func begin() -> TraceContext {
-        TraceContext(traceID: randomHex(words: 2), parentID: nil, flags: "00", state: nil)
+        TraceContext(traceID: newTraceID(), parentID: nil, flags: "00", state: nil)
     }
 
     /// The context of a request carrying `traceparent` and `tracestate` (its fields joined
@@ -37,7 +39,7 @@ public struct TraceContext: Sendable, Equatable {
     }
 
     /// A new span id: 16 hex digits, not all zero.
-    public static func newSpanID() -> String { randomHex(words: 1) }
+    public static func newSpanID() -> String { hex(nextScrambled()) }
 
     /// Reads `version-traceid-parentid-flags`. Version 00 is exactly 55 characters; a later
     /// version (not `ff`) may add fields after a `-`, which are ignored. Hex is lower case;
@@ -74,16 +76,41 @@ public struct TraceContext: Sendable, Equatable {
         (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
     }
 
-    /// `words` random 64-bit words as hex, never all zero.
-    private static func randomHex(words: Int) -> String {
+    /// A random 64-bit prefix and a second random value chosen once per process, then a
+    /// 64-bit counter scrambled by SplitMix64's finaliser (a bijection, so ids never repeat
+    /// within a process): no system call per id, as with request ids.
+    private static let seeds: (prefix: UInt64, mask: UInt64) = {
         var generator = SystemRandomNumberGenerator()
-        while true {
-            let values = (0..<words).map { _ in generator.next() as UInt64 }
-            guard values.contains(where: { $0 != 0 }) else { continue }
-            return values.map { value in
-                let digits = String(value, radix: 16)
-                return String(repeating: "0", count: 16 - digits.count) + digits
-            }.joined()
+        return (generator.next() | 1, generator.next())
+    }()
+    private static let counter = Atomic<UInt64>(0)
+
+    /// A new trace id: the process prefix, then a scrambled count (32 hex digits).
+    private static func newTraceID() -> String {
+        hex(seeds.prefix) + hex(nextScrambled())
+    }
+
+    /// A scrambled count, never zero.
+    private static func nextScrambled() -> UInt64 {
+        let value = scramble(counter.add(1, ordering: .relaxed).newValue ^ seeds.mask)
+        return value == 0 ? 1 : value
+    }
+
+    private static func scramble(_ value: UInt64) -> UInt64 {
+        var z = value &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// 16 lower-case hex digits.
+    private static func hex(_ value: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            for index in 0..<16 {
+                let digit = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
+                buffer[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+            }
+            return 16
         }
     }
 }

@@ -63,6 +63,9 @@ extension IntegrationTests {
                 #expect(detail.header("Cache-Status") == missedBoth)
                 #expect(list.header("Cache-Status") == missedBoth)
                 #expect(harness.origin.counts.count("GET", "/item/3") == 2)
+                // A misses too: its own tier is empty (the shared tier has B's new fetch).
+                let fromA = try await offPool { try RawHTTPClient(port: a.port).request("GET", "/v1/products/3") }
+                #expect(fromA.header("Cache-Status")?.hasSuffix(", open-market-gateway; fwd=miss; stored") == true)
                 a.shutdown()
                 b.shutdown()
             }

@@ -35,3 +35,66 @@ import Testing
         #expect(limiter.takeSpent().isEmpty)
     }
 }
+
+@Suite struct RateLimiterTests {
+    static func key(_ text: String) -> RateLimiter.ClientKey {
+        RateLimiter.key(IPAddress(text)!)
+    }
+
+    /// IPv4 clients by address; IPv6 clients by /64; a key header by its digest.
+    @Test func keysClients() {
+        #expect(Self.key("2001:db8:1:2::5") == Self.key("2001:db8:1:2:ffff::1"))
+        #expect(Self.key("2001:db8:1:2::5") != Self.key("2001:db8:1:3::5"))
+        #expect(Self.key("192.0.2.1") != Self.key("192.0.2.2"))
+        #expect(Self.key("::ffff:192.0.2.1") == Self.key("192.0.2.1"))
+        let a = Array("phone-a".utf8).withUnsafeBytes { RateLimiter.key(digestOf: $0) }
+        let again = Array("phone-a".utf8).withUnsafeBytes { RateLimiter.key(digestOf: $0) }
+        let b = Array("phone-b".utf8).withUnsafeBytes { RateLimiter.key(digestOf: $0) }
+        #expect(a == again)
+        #expect(a != b)
+        #expect(a.high & 1 == 1)
+    }
+
+    /// Which budget a request spends, from its method and path alone.
+    @Test func choosesThePolicyByMethodAndPath() {
+        var configuration = RateLimitConfiguration()
+        configuration.reads = RateRule(quota: 1, windowSeconds: 1)
+        configuration.writes = RateRule(quota: 2, windowSeconds: 1)
+        let limiter = RateLimiter(configuration: configuration)
+        func policy(_ method: String, _ path: String) -> String? {
+            Array(method.utf8).withUnsafeBytes { m in Array(path.utf8).withUnsafeBytes { p in limiter.policy(method: m, path: p)?.kind.name } }
+        }
+        #expect(policy("GET", "/v1/products") == "reads")
+        #expect(policy("HEAD", "/v1/products/3") == "reads")
+        #expect(policy("POST", "/v1/products") == "writes")
+        #expect(policy("DELETE", "/v1/products/3") == "writes")
+        #expect(policy("OPTIONS", "/v1/products") == nil)
+        #expect(policy("GET", "/v1/productsX") == nil)
+        #expect(policy("GET", "/healthz") == nil)
+        #expect(policy("GET", "/metrics") == nil)
+        // Images have no budget here.
+        #expect(policy("GET", "/v1/images/abc") == nil)
+    }
+
+    /// Past its bound a table forgets rested clients; when none is rested, newcomers share
+    /// one budget.
+    @Test func aFullTableSharesOneBudgetAmongNewcomers() {
+        var configuration = RateLimitConfiguration()
+        configuration.reads = RateRule(quota: 1, windowSeconds: 3600)
+        configuration.maxClients = RateLimiter.shardCount * 1024
+        let limiter = RateLimiter(configuration: configuration)
+        let rule = configuration.reads!
+        var allowed = 0
+        for index in 0..<(configuration.maxClients * 2) {
+            let client = RateLimiter.ClientKey(high: 0, low: UInt64(index))
+            if limiter.check(.reads, rule: rule, client: client, now: 0).allowed { allowed += 1 }
+        }
+        // Each shard holds its share and one shared newcomers' budget.
+        #expect(limiter.clientCount(.reads) == configuration.maxClients + RateLimiter.shardCount)
+        #expect(allowed == configuration.maxClients + RateLimiter.shardCount)
+        // An hour later every client is rested: room again.
+        let later = Int64(3601) * 1_000_000_000
+        #expect(limiter.check(.reads, rule: rule, client: RateLimiter.ClientKey(high: 9, low: 9), now: later).allowed)
+        #expect(limiter.clientCount(.reads) < configuration.maxClients)
+    }
+}
