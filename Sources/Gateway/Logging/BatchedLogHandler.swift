@@ -21,9 +21,9 @@ public struct BatchedLogHandler: LogHandler {
 
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
-    private let label: String
-    private let writer: LogWriter
-    private let format: Format
+    let label: String
+    let writer: LogWriter
+    let format: Format
 
     public init(label: String, writer: LogWriter = .standardError, format: Format = .text) {
         self.label = label
@@ -95,19 +95,43 @@ public struct BatchedLogHandler: LogHandler {
             && text.utf8.first != UInt8(ascii: ".") && text.utf8.last != UInt8(ascii: ".")
     }
 
-    /// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-    static func timestamp() -> String {
+    /// Appends the current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    static func appendTimestamp(to bytes: inout [UInt8]) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var parts = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        func digits(_ value: Int32, _ width: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+        digits(parts.tm_year + 1900, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(parts.tm_mon + 1, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(parts.tm_mday, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(parts.tm_hour, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(parts.tm_min, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(parts.tm_sec, 2)
+        bytes.append(UInt8(ascii: "."))
+        digits(Int32(now.tv_nsec / 1_000_000), 3)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    static func timestamp() -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendTimestamp(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

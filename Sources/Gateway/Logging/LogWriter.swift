@@ -45,6 +45,23 @@ public final class LogWriter: Sendable {
         if urgent && accepted { wake.signal() }
     }
 
+    /// Queues one line that `append` writes (with its newline) straight into the buffer,
+    /// under the writer's lock: no String made. A line that would pass the capacity is
+    /// taken back and counted as dropped. Never blocks on I/O.
+    func write(urgent: Bool = false, _ append: (inout [UInt8]) -> Void) {
+        let accepted = pending.withLock { pending -> Bool in
+            let mark = pending.bytes.count
+            append(&pending.bytes)
+            guard pending.bytes.count <= capacity else {
+                pending.bytes.removeSubrange(mark...)
+                pending.dropped += 1
+                return false
+            }
+            return true
+        }
+        if urgent && accepted { wake.signal() }
+    }
+
     /// Writes everything queued so far before returning. For shutdown.
     public func flush() {
         drain()

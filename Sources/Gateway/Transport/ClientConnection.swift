@@ -428,7 +428,7 @@ final class ClientConnection: @unchecked Sendable {
         if logs {
             ServerExchange.log(
                 core.logger,
-                ServerExchange.AccessLine(
+                AccessLine(
                     method: method, path: pathForLog, route: label, status: answer.status, bytes: isHead ? 0 : bodyLength,
                     cache: answer.fromCache ? "hit" : nil, client: peer,
                     requestID: String(decoding: answer.head[idRange], as: UTF8.self), traceID: traceForLog),

@@ -105,47 +105,9 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         server.core.inFlight.subtract(1, ordering: .relaxed)
     }
 
-    /// What the access log says of one answer.
-    struct AccessLine {
-        var method: HTTPMethod
-        var path: String
-        /// The route's pattern (`/v1/products/{id}`), not the raw path.
-        var route: String
-        var status: Int
-        /// Body bytes sent.
-        var bytes: Int
-        /// `hit`, `stale`, `shared_hit` or `miss`; nil for answers no cache is involved in.
-        var cache: String?
-        /// The peer's address and port.
-        var client: String
-        var requestID: String
-        var traceID: String
-
-        /// The access log's `cache` field from the answer's `Cache-Status`.
-        static func cache(_ cacheStatus: String?) -> String? {
-            guard let cacheStatus else { return nil }
-            if cacheStatus.hasPrefix(CacheStatus.name + "; hit") { return cacheStatus.contains("fwd=stale") ? "stale" : "hit" }
-            if cacheStatus.hasPrefix(CacheStatus.sharedName + "; hit") { return "shared_hit" }
-            return "miss"
-        }
-    }
-
-    /// The access-log line of one answer (at `info`; swift-log builds it only then).
+    /// The access-log line of one answer (at `info`).
     static func log(_ logger: Logger, _ line: AccessLine, elapsed: Duration) {
-        var metadata: Logger.Metadata = [
-            "request_id": .string(line.requestID), "trace_id": .string(line.traceID), "duration_ms": .stringConvertible(LogNumber(milliseconds(elapsed))),
-            "method": .string(line.method.rawValue), "route": .string(line.route), "status": .stringConvertible(line.status),
-            "bytes": .stringConvertible(line.bytes), "client": .string(line.client),
-        ]
-        if let cache = line.cache { metadata["cache"] = .string(cache) }
-        logger.info("\(line.method.rawValue) \(line.path) \(line.status)", metadata: metadata)
-    }
-
-    private static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        let whole = micros / 1000
-        let fraction = micros % 1000
-        return "\(whole)." + String(repeating: "0", count: 3 - String(fraction).count) + String(fraction)
+        guard logger.logLevel <= .info else { return }
+        line.log(to: logger, elapsed: elapsed)
     }
 }

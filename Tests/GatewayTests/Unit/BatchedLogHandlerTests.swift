@@ -64,3 +64,37 @@ import Testing
         #expect(line.hasPrefix(#"{"time":""#))
     }
 }
+
+@Suite struct AccessLineTests {
+    /// The direct writer gives, byte for byte but the time, the line swift-log's generic
+    /// path gives, in both formats; a path with a quote stays valid JSON.
+    @Test(arguments: [BatchedLogHandler.Format.text, .json])
+    func theDirectWriterMatchesTheGenericPath(format: BatchedLogHandler.Format) throws {
+        let pipe = Pipe()
+        let writer = LogWriter(output: pipe.fileHandleForWriting, interval: .seconds(3600))
+        var handler = BatchedLogHandler(label: "gateway", writer: writer, format: format)
+        handler.logLevel = .info
+        let logger = Logger(label: "gateway") { _ in handler }
+        for cache in ["hit", nil] {
+            let line = AccessLine(
+                method: .get, path: "/v1/products/\"3", route: "/v1/products/{id}", status: 200, bytes: 620, cache: cache,
+                client: "127.0.0.1:5000", requestID: "r-1", traceID: "4bf92f3577b34da6a3ce929d0e0e4736")
+            line.logEvent(to: logger, elapsed: .microseconds(12_345))
+            handler.write(line, elapsed: .microseconds(12_345))
+        }
+        writer.flush()
+        try pipe.fileHandleForWriting.close()
+        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        // Without the time (the first 24 characters of a text line, the "time" member of JSON).
+        let untimed = lines.map { format == .text ? String($0.dropFirst(24)) : $0.replacing(/"time":"[^"]*"/, with: "") }
+        #expect(untimed[0] == untimed[1])
+        #expect(untimed[2] == untimed[3])
+        if format == .json {
+            for text in lines { #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) is [String: Any]) }
+            #expect(untimed[0] == #"{,"level":"info","logger":"gateway","message":"GET /v1/products/\"3 200","bytes":620,"cache":"hit","client":"127.0.0.1:5000","duration_ms":12.345,"method":"GET","request_id":"r-1","route":"/v1/products/{id}","status":200,"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736"}"#)
+        } else {
+            #expect(untimed[0] == #" info gateway: bytes=620 cache=hit client=127.0.0.1:5000 duration_ms=12.345 method=GET request_id=r-1 route=/v1/products/{id} status=200 trace_id=4bf92f3577b34da6a3ce929d0e0e4736 [Gateway] GET /v1/products/"3 200"#)
+        }
+    }
+}
