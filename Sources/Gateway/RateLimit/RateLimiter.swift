@@ -69,8 +69,16 @@ final class RateLimiter: Sendable {
 
     /// The policy a request spends, from its method and path alone (before routing, so a
     /// cache hit and a miss cost the same): nil when it spends none (health, readiness,
-    /// metrics, `OPTIONS`, paths outside the API) or that budget is off.
+    /// metrics, `OPTIONS`, paths outside the API) or that budget is off. The router matches
+    /// percent-decoded segments, so a path with an escape is judged decoded (`/v1/%70roducts`
+    /// spends reads like `/v1/products`); only that rare path allocates.
     func policy(method: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer) -> RateLimitPolicy? {
+        guard path.contains(UInt8(ascii: "%")) else { return policy(method: method, decodedPath: path) }
+        guard let decoded = PercentDecoding.decode(Substring(String(decoding: path, as: UTF8.self))) else { return nil }
+        return Array(decoded.utf8).withUnsafeBytes { policy(method: method, decodedPath: $0) }
+    }
+
+    private func policy(method: UnsafeRawBufferPointer, decodedPath path: UnsafeRawBufferPointer) -> RateLimitPolicy? {
         if Self.isUnder(path, Self.productsPath) {
             if Self.equals(method, "OPTIONS") { return nil }
             let read = Self.equals(method, "GET") || Self.equals(method, "HEAD")

@@ -72,6 +72,11 @@ import Testing
         #expect(policy("GET", "/v1/productsX") == nil)
         #expect(policy("GET", "/healthz") == nil)
         #expect(policy("GET", "/metrics") == nil)
+        // Routes match decoded segments: an escaped path spends the same budget.
+        #expect(policy("GET", "/v1/%70roducts/3") == "reads")
+        #expect(policy("GET", "/%76%31/products") == "reads")
+        #expect(policy("PATCH", "/v1/product%73/3") == "writes")
+        #expect(policy("GET", "/v1/%zzproducts") == nil)
         // Images have no budget here.
         #expect(policy("GET", "/v1/images/abc") == nil)
     }
