@@ -1,3 +1,4 @@
+import GatewayModels
 import Synchronization
 
 /// Request ids: the client's `X-Request-ID` when it is safe to echo and log, a new random
@@ -39,14 +40,14 @@ public enum RequestID {
     /// within a process, and replicas differ by prefix). No system call per request.
     public static func generate() -> String {
         let count = counter.add(1, ordering: .relaxed).newValue
-        return processPrefix + hex16(scramble(count))
+        return processPrefix + HexIDs.hex16(HexIDs.scramble(count))
     }
 
     /// Appends a new id (as `generate` makes them) to `bytes`, without making a String.
     static func appendGenerated(to bytes: inout [UInt8]) {
         let count = counter.add(1, ordering: .relaxed).newValue
         bytes.append(contentsOf: processPrefixBytes)
-        let value = scramble(count)
+        let value = HexIDs.scramble(count)
         for shift in stride(from: 60, through: 0, by: -4) {
             bytes.append(hexDigits[Int(value >> UInt64(shift) & 0xF)])
         }
@@ -54,23 +55,11 @@ public enum RequestID {
 
     private static let processPrefix: String = {
         var generator = SystemRandomNumberGenerator()
-        return hex16(generator.next())
+        return HexIDs.hex16(generator.next())
     }()
 
     private static let processPrefixBytes: [UInt8] = Array(processPrefix.utf8)
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private static let counter = Atomic<UInt64>(0)
-
-    private static func scramble(_ value: UInt64) -> UInt64 {
-        var z = value &* 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    private static func hex16(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
 }

@@ -106,10 +106,6 @@ final class RateLimitSync: Sendable {
 
     /// A client key as 32 hex digits.
     static func hex(_ client: RateLimiter.ClientKey) -> String {
-        func padded(_ value: UInt64) -> String {
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }
-        return padded(client.high) + padded(client.low)
+        HexIDs.hex16(client.high) + HexIDs.hex16(client.low)
     }
 }

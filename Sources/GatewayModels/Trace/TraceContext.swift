@@ -39,7 +39,7 @@ public struct TraceContext: Sendable, Equatable {
     }
 
     /// A new span id: 16 hex digits, not all zero.
-    public static func newSpanID() -> String { hex(nextScrambled()) }
+    public static func newSpanID() -> String { HexIDs.hex16(nextScrambled()) }
 
     /// Reads `version-traceid-parentid-flags`. Version 00 is exactly 55 characters; a later
     /// version (not `ff`) may add fields after a `-`, which are ignored. Hex is lower case;
@@ -87,30 +87,12 @@ public struct TraceContext: Sendable, Equatable {
 
     /// A new trace id: the process prefix, then a scrambled count (32 hex digits).
     private static func newTraceID() -> String {
-        hex(seeds.prefix) + hex(nextScrambled())
+        HexIDs.hex16(seeds.prefix) + HexIDs.hex16(nextScrambled())
     }
 
     /// A scrambled count, never zero.
     private static func nextScrambled() -> UInt64 {
-        let value = scramble(counter.add(1, ordering: .relaxed).newValue ^ seeds.mask)
+        let value = HexIDs.scramble(counter.add(1, ordering: .relaxed).newValue ^ seeds.mask)
         return value == 0 ? 1 : value
-    }
-
-    private static func scramble(_ value: UInt64) -> UInt64 {
-        var z = value &* 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// 16 lower-case hex digits.
-    private static func hex(_ value: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 16) { buffer in
-            for index in 0..<16 {
-                let digit = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
-                buffer[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-            }
-            return 16
-        }
     }
 }
