@@ -47,10 +47,7 @@ public enum RequestID {
     static func appendGenerated(to bytes: inout [UInt8]) {
         let count = counter.add(1, ordering: .relaxed).newValue
         bytes.append(contentsOf: processPrefixBytes)
-        let value = HexIDs.scramble(count)
-        for shift in stride(from: 60, through: 0, by: -4) {
-            bytes.append(hexDigits[Int(value >> UInt64(shift) & 0xF)])
-        }
+        HexIDs.appendHex16(HexIDs.scramble(count), to: &bytes)
     }
 
     private static let processPrefix: String = {
@@ -59,7 +56,6 @@ public enum RequestID {
     }()
 
     private static let processPrefixBytes: [UInt8] = Array(processPrefix.utf8)
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private static let counter = Atomic<UInt64>(0)
 }
