@@ -118,8 +118,8 @@ struct GatewayCommand: ParsableCommand {
     @Option(help: "Bytes of images the disk tier under --cache-dir may hold; 0 turns it off. (env: GATEWAY_IMAGE_DISK_BYTES)")
     var imageDiskBytes: Int = 1 << 30
 
-    @Option(help: "Whether image tokens of the earlier layout, which show the origin's URL, are still accepted (true or false); tokens made now are always sealed. (env: GATEWAY_LEGACY_IMAGE_TOKENS)")
-    var legacyImageTokens: Bool = true
+    @Option(help: "Whether image tokens of the earlier layout, which show the origin's URL, are still accepted (true or false); tokens made now are always sealed. Off by default: turn it on only while such tokens are still in the wild. (env: GATEWAY_LEGACY_IMAGE_TOKENS)")
+    var legacyImageTokens: Bool = false
 
     @Option(help: "The origin's limit per uploaded image, in bytes: larger uploads are made smaller (quality, then size) until they fit. (env: GATEWAY_ORIGIN_IMAGE_MAX_BYTES)")
     var originImageMaxBytes: Int = 307_200

@@ -28,8 +28,9 @@ public struct ImageConfiguration: Sendable {
     /// made smaller until they fit.
     public var originImageMaxBytes: Int = 307_200
     /// Whether tokens of the earlier, readable layout (which show the origin URL) are still
-    /// accepted; new tokens are always sealed.
-    public var legacyTokens: Bool = true
+    /// accepted; new tokens are always sealed. Off unless a deployment still has such tokens
+    /// in the wild.
+    public var legacyTokens: Bool = false
     /// The widths `?w=` may ask for; any other is refused (400), so no client can make the
     /// gateway render unbounded variants.
     public var widths: [Int] = [160, 320, 480, 640, 960, 1280]

@@ -15,8 +15,8 @@ import _CryptoExtras
 /// are meant to give equal tokens.)
 ///
 /// Tokens of the earlier, signed-only layout (`base64url(url).base64url(HMAC-SHA256(key, url))`)
-/// are still read while `legacyTokens` is true, so links already handed out keep working;
-/// tokens made now are always sealed. Thread-safe.
+/// are read only while `legacyTokens` is true (off by default), so a deployment whose old links
+/// are still in the wild can keep them working; tokens made now are always sealed. Thread-safe.
 public struct ImageSigner: Sendable {
     /// Raw key bytes: `SymmetricKey` is not `Sendable`, so one is made per use. The signing
     /// key itself (legacy tokens' HMAC), and the two derived keys.
@@ -26,7 +26,7 @@ public struct ImageSigner: Sendable {
     /// Whether legacy (readable) tokens are still accepted.
     public let legacyTokens: Bool
 
-    public init(key: [UInt8], legacyTokens: Bool = true) {
+    public init(key: [UInt8], legacyTokens: Bool = false) {
         macKeyBytes = key
         self.legacyTokens = legacyTokens
         sealKeyBytes = Self.derive(key, "open-market-gateway image token AES-256-GCM-SIV key v1")

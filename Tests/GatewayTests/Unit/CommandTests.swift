@@ -130,6 +130,9 @@ import Testing
         #expect(defaults.diskBytes == 1_073_741_824)
         #expect(defaults.signingKey == nil)
         #expect(defaults.publicURL == nil)
+        // Tokens of the old, readable layout are refused unless a deployment turns them on.
+        #expect(defaults.legacyTokens == false)
+        #expect(try GatewayCommand.parse(["--legacy-image-tokens", "true"]).gatewayConfiguration.images.legacyTokens == true)
     }
 
     @Test func originGenerationAndVendorIdentifier() throws {

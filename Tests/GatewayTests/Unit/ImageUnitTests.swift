@@ -58,6 +58,7 @@ import GatewayModels
     /// Legacy tokens (readable URL, HMAC) still open while `--legacy-image-tokens` is on, and
     /// only in their canonical encoding; never once it is off.
     @Test func legacyTokensOpenUntilTurnedOff() {
+        let signer = ImageSigner(key: Array("unit-test-key-0123456789".utf8), legacyTokens: true)
         let legacy = signer.legacyToken(for: "A")
         #expect(legacy.hasPrefix("QQ."))
         #expect(signer.url(from: legacy) == "A")
