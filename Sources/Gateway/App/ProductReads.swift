@@ -43,7 +43,7 @@ public final class ProductReads: Sendable {
     }
 
     /// What the v1 origin pages of one contract page gave.
-    private struct V1Fetch: Sendable {
+    struct V1Fetch: Sendable {
         var pages: [V1ItemsPage]
         /// When the oldest of them was fetched: the contract page is as old as that.
         var oldest: ContinuousClock.Instant
@@ -53,7 +53,7 @@ public final class ProductReads: Sendable {
     }
 
     /// Why an origin fetch gave no body to map.
-    private struct FetchFailure: Error {
+    struct FetchFailure: Error {
         var error: GatewayError
         var originStatus: Int?
     }
@@ -288,9 +288,7 @@ public final class ProductReads: Sendable {
             // ends where an origin page ends.
             let readAheadOnly = (query.firstIndex + query.pageSize) % OriginGeneration.v1PageSize == 0
             fetchV1Pages(
-                pages.lowerBound, upTo: pages.upperBound, readAheadOnly: readAheadOnly,
-                collected: V1Fetch(pages: [], oldest: .now, readAheadFailed: false), origin: origin, request: request,
-                context: context, generation: v1Pages.generation
+                pages, readAheadOnly: readAheadOnly, origin: origin, request: request, context: context, generation: v1Pages.generation
             ) { [self] result in
                 switch result {
                 case .success(let fetched):
@@ -336,57 +334,74 @@ public final class ProductReads: Sendable {
         return FetchFailure(error: error, originStatus: status)
     }
 
-    /// Fetches v1 origin pages `number…last` in order (each from ``V1OriginPages`` when it
-    /// is there), stopping after the first page that is not full, and calls `completion`
-    /// with them. A v1 origin 404 on a list page counts as an empty page (the end of the
-    /// list). When the last page is `readAheadOnly` and cannot be read, what was collected is
-    /// still the whole contract page (`readAheadFailed`). Called on the loop that owns
-    /// `origin`; decoding runs off the loop, and the next request is sent from the loop
-    /// again. `completion` runs on that loop or, after a decoding failure, off it.
+    /// Fetches v1 origin pages `pages` all at once, so a contract page and its read-ahead
+    /// page cost one origin round trip, not one per page; then joins them as
+    /// ``assembleV1Pages(_:readAheadOnly:)`` says. Pages ``V1OriginPages`` holds are taken from
+    /// it, and none is asked past one it holds that is not full (the end of the list), so a
+    /// scroll to the end asks what a reader in order would. A v1 origin 404 on a list page
+    /// counts as an empty page. Called on the loop that owns `origin`; decoding runs off the
+    /// loop, and each outcome is delivered on that loop again, where `completion` runs once
+    /// the last one is in.
     private func fetchV1Pages(
-        _ number: Int, upTo last: Int, readAheadOnly: Bool, collected: V1Fetch, origin: OriginClient, request: GatewayRequest,
-        context: RouteContext, generation: Int, completion: @escaping @Sendable (Result<V1Fetch, FetchFailure>) -> Void
+        _ pages: ClosedRange<Int>, readAheadOnly: Bool, origin: OriginClient, request: GatewayRequest, context: RouteContext,
+        generation: Int, completion: @escaping @Sendable (Result<V1Fetch, FetchFailure>) -> Void
     ) {
-        let proceed: @Sendable (V1OriginPages.Entry) -> Void = { [self] entry in
-            var fetched = collected
-            fetched.pages.append(entry.page)
-            fetched.oldest = min(fetched.oldest, entry.storedAt)
-            if number == last || entry.page.items.count < OriginGeneration.v1PageSize {
-                completion(.success(fetched))
-            } else {
-                fetchV1Pages(
-                    number + 1, upTo: last, readAheadOnly: readAheadOnly, collected: fetched, origin: origin, request: request,
-                    context: context, generation: generation, completion: completion)
+        let now = ContinuousClock.now
+        var held: [Int: V1OriginPages.Entry] = [:]
+        var last = pages.upperBound
+        for number in pages {
+            guard let entry = v1Pages.lookup(number, now: now) else { continue }
+            held[number] = entry
+            if entry.page.items.count < OriginGeneration.v1PageSize {
+                last = number
+                break
             }
         }
-        let fail: @Sendable (FetchFailure) -> Void = { failure in
-            guard number == last, readAheadOnly, !collected.pages.isEmpty else { return completion(.failure(failure)) }
-            var fetched = collected
-            fetched.readAheadFailed = true
-            completion(.success(fetched))
+        // A held page that is not full ends the list: the read-ahead page is then not needed.
+        let readAheadOnly = readAheadOnly && last == pages.upperBound
+        let needed = pages.lowerBound...last
+        let outcomes = Locked<[V1PageOutcome?]>(Array(repeating: nil, count: needed.count))
+        let deliver: @Sendable (Int, V1PageOutcome) -> Void = { index, outcome in
+            let all: [V1PageOutcome]? = outcomes.withLock { outcomes in
+                outcomes[index] = outcome
+                let done = outcomes.compactMap { $0 }
+                return done.count == outcomes.count ? done : nil
+            }
+            if let all { completion(Self.assembleV1Pages(all, readAheadOnly: readAheadOnly)) }
         }
-        if let entry = v1Pages.lookup(number, now: .now) { return proceed(entry) }
-        let originRequest = OriginRequest(method: .get, target: OriginGeneration.v1ListTarget(page: number), requestID: request.requestID, trace: request.trace)
-        let sentAt = ContinuousClock.now
-        origin.send(originRequest, to: endpoint) { [self] result in
-            switch result {
-            case .success(let response) where response.status == 200:
-                DispatchQueue.global().async { [self] in
-                    do throws(OriginResponseError) {
-                        let entry = V1OriginPages.Entry(page: try OriginGeneration.v1Page(bytes: response.body), storedAt: sentAt)
-                        v1Pages.store(entry, number: number, ifGeneration: generation)
-                        origin.loop.execute { proceed(entry) }
-                    } catch {
-                        context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
-                        origin.loop.execute { fail(FetchFailure(error: .badGateway("The origin's response could not be read."), originStatus: 200)) }
+        for (index, number) in needed.enumerated() {
+            if let entry = held[number] {
+                deliver(index, .success(entry))
+                continue
+            }
+            let originRequest = OriginRequest(
+                method: .get, target: OriginGeneration.v1ListTarget(page: number), requestID: request.requestID, trace: request.trace)
+            let sentAt = ContinuousClock.now
+            origin.send(originRequest, to: endpoint) { [self] result in
+                switch result {
+                case .success(let response) where response.status == 200:
+                    DispatchQueue.global().async { [self] in
+                        do throws(OriginResponseError) {
+                            let entry = V1OriginPages.Entry(page: try OriginGeneration.v1Page(bytes: response.body), storedAt: sentAt)
+                            v1Pages.store(entry, number: number, ifGeneration: generation)
+                            origin.loop.execute { deliver(index, .success(entry)) }
+                        } catch {
+                            context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
+                            let failure = FetchFailure(error: .badGateway("The origin's response could not be read."), originStatus: 200)
+                            origin.loop.execute { deliver(index, .failure(failure)) }
+                        }
                     }
+                case .success(let response) where response.status == 404:
+                    // Past the end: kept like any page, so the next contract page's read
+                    // (often a prefetch that follows at once) does not ask again.
+                    let entry = V1OriginPages.Entry(page: V1ItemsPage(page: number, items: []), storedAt: sentAt)
+                    v1Pages.store(entry, number: number, ifGeneration: generation)
+                    deliver(index, .success(entry))
+                case .success(let response):
+                    deliver(index, .failure(Self.failure(originStatus: response.status)))
+                case .failure(let failure):
+                    deliver(index, .failure(FetchFailure(error: failure.gatewayError, originStatus: nil)))
                 }
-            case .success(let response) where response.status == 404:
-                proceed(V1OriginPages.Entry(page: V1ItemsPage(page: number, items: []), storedAt: sentAt))
-            case .success(let response):
-                fail(Self.failure(originStatus: response.status))
-            case .failure(let failure):
-                fail(FetchFailure(error: failure.gatewayError, originStatus: nil))
             }
         }
     }
