@@ -66,4 +66,18 @@ static inline long cevent_ssl_set_nonblocking_writes(SSL *ssl) {
     return SSL_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 }
 
+// SSL_CTX_set_session_cache_mode is a macro over SSL_CTX_ctrl. Server sessions are resumed
+// from tickets (which the client keeps), not stored in the process: OpenSSL's internal cache
+// would keep every session of every idle connection (as nginx's default "none" does, the
+// server still says sessions may be resumed).
+static inline long cevent_ssl_ctx_sessions_not_stored(SSL_CTX *ctx) {
+    return SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER | SSL_SESS_CACHE_NO_AUTO_CLEAR | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+}
+
+// SSL_MODE_RELEASE_BUFFERS: the session frees its read and write buffers whenever they hold
+// nothing, so an idle connection keeps only the session's state (as nginx sets it).
+static inline long cevent_ssl_release_idle_buffers(SSL *ssl) {
+    return SSL_set_mode(ssl, SSL_MODE_RELEASE_BUFFERS);
+}
+
 #endif

@@ -62,6 +62,14 @@ public struct RequestDecoder: Sendable {
         }
     }
 
+    /// Whether the decoder is between messages: nothing of a next message read yet (a
+    /// message just completed, or none began), so it can go on with another connection's
+    /// stream (a server lends idle decoders from a pool).
+    public var isBetweenMessages: Bool {
+        if case .head = phase { return scanned == 0 && headStart == nil }
+        return false
+    }
+
     private mutating func fail(_ error: RequestError) -> RequestDecodeResult {
         phase = .failed(error)
         return .failure(error)

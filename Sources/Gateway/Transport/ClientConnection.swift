@@ -13,6 +13,11 @@ import Logging
 /// change of the read interest; while a handler works asynchronously, reading pauses, and
 /// pipelined requests already read wait in the buffer.
 ///
+/// The read buffer and the decoder (`ConnectionInput`) are lent by the loop's pool when bytes
+/// arrive and given back once nothing of a request is buffered, and the write event exists
+/// only once a write fell short: a connection waiting for its next request holds this
+/// object, its read event and its deadline, and nothing else.
+///
 /// Invariant: created, used and closed only on `server.loop`'s thread. The object stays
 /// alive while its loop lists it (until `close`) and while an exchange holds it.
 final class ClientConnection: @unchecked Sendable {
@@ -47,17 +52,32 @@ final class ClientConnection: @unchecked Sendable {
     private var ssl: OpaquePointer?
     /// Owned; freed in `close`.
     private var readEvent: OpaquePointer?
+    /// Owned; made by the first write that falls short, freed in `close`.
     private var writeEvent: OpaquePointer?
     private var timer: OpaquePointer?
     private(set) var phase = Phase.idle
     private var deadline = Deadline.none
 
-    /// Input: `input[start..<end]` holds the bytes not consumed yet; `start` is the first
-    /// byte of the current request.
-    private var input: [UInt8]
-    private var start = 0
-    private var end = 0
-    private var decoder: RequestDecoder
+    /// The read state, lent by the loop's pool while this connection reads; nil while it
+    /// waits with nothing buffered. `input`, `start`, `end` and `decoder` are its parts
+    /// (only read or changed while it is lent; `start` and `end` read 0 without it).
+    private var reading: ConnectionInput?
+    private var input: [UInt8] {
+        _read { yield reading!.bytes }
+        _modify { yield &reading!.bytes }
+    }
+    private var start: Int {
+        get { reading?.start ?? 0 }
+        set { reading!.start = newValue }
+    }
+    private var end: Int {
+        get { reading?.end ?? 0 }
+        set { reading!.end = newValue }
+    }
+    private var decoder: RequestDecoder {
+        _read { yield reading!.decoder }
+        _modify { yield &reading!.decoder }
+    }
 
     /// Output not yet taken by the socket: bytes, then (after them) part of a file.
     private var pending: [UInt8] = []
@@ -77,7 +97,6 @@ final class ClientConnection: @unchecked Sendable {
     private var processing = false
     private var lingerBudget = 0
 
-    static let initialBuffer = 16 * 1024
     /// The socket is asked for this much at most per read.
     static let readChunk = 64 * 1024
 
@@ -87,23 +106,25 @@ final class ClientConnection: @unchecked Sendable {
         self.peer = peer
         self.peerAddress = address
         self.server = server
-        decoder = RequestDecoder(limits: server.core.requestLimits)
-        input = [UInt8](repeating: 0, count: Self.initialBuffer)
         if let ssl {
             SSL_set_fd(ssl, fd)
             SSL_set_accept_state(ssl)
             cevent_ssl_set_nonblocking_writes(ssl)
+            cevent_ssl_release_idle_buffers(ssl)
         }
         // Unmanaged: passUnretained, for all three events. The loop's connection table keeps
         // this object until `close`, which frees the events first.
         let context = Unmanaged.passUnretained(self).toOpaque()
         let base = server.loop.base
         guard let readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), connectionReadCallback, context),
-            let writeEvent = event_new(base, fd, Int16(EV_WRITE | EV_PERSIST), connectionWriteCallback, context),
             let timer = event_new(base, -1, 0, connectionTimerCallback, context)
-        else { return nil }
+        else {
+            // Only what was made is freed: the caller closes the socket and the session.
+            self.readEvent = nil
+            self.timer = nil
+            return nil
+        }
         self.readEvent = readEvent
-        self.writeEvent = writeEvent
         self.timer = timer
     }
 
@@ -112,6 +133,9 @@ final class ClientConnection: @unchecked Sendable {
         event_add(readEvent, nil)
         arm(.idle)
     }
+
+    /// Whether a read buffer is lent to this connection now (tests: an idle one holds none).
+    var holdsReadBuffer: Bool { reading != nil }
 
     /// Waiting between requests with nothing buffered: safe to close without losing work.
     var isIdle: Bool { phase == .idle && start == end && !hasPendingOutput }
@@ -143,7 +167,12 @@ final class ClientConnection: @unchecked Sendable {
             processInput()
             return
         }
-        if received > 0 { processInput() }
+        if received > 0 {
+            processInput()
+        } else {
+            // Nothing arrived (a TLS handshake step, a spurious wake-up): hold no buffer.
+            returnStorage()
+        }
     }
 
     /// The client's end of stream arrived.
@@ -162,6 +191,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Returns the bytes read, 0 at end of stream or on an error (the caller closes), -1
     /// when nothing was there.
     private func receive() -> Int {
+        borrowStorage()
         var total = 0
         while true {
             guard makeRoom() else {
@@ -220,6 +250,20 @@ final class ClientConnection: @unchecked Sendable {
         return true
     }
 
+    /// Takes a read buffer and a decoder from the loop's pool when this connection holds
+    /// none (it gave them back when it had nothing pending).
+    private func borrowStorage() {
+        if reading == nil { reading = server.inputs.lend() }
+    }
+
+    /// Gives the read buffer and the decoder back to the loop's pool when nothing of a
+    /// request is buffered and the decoder is between messages.
+    private func returnStorage() {
+        guard let lent = reading, lent.start == lent.end, lent.decoder.isBetweenMessages else { return }
+        reading = nil
+        server.inputs.giveBack(lent)
+    }
+
     private func compact() {
         guard start > 0 else { return }
         let count = end - start
@@ -256,9 +300,7 @@ final class ClientConnection: @unchecked Sendable {
                 return
             }
             if start == end && phase == .idle {
-                start = 0
-                end = 0
-                if input.count > Self.initialBuffer * 4 { input = [UInt8](repeating: 0, count: Self.initialBuffer) }
+                returnStorage()
                 resumeReading()
                 armReading(.idle)
                 return
@@ -275,7 +317,7 @@ final class ClientConnection: @unchecked Sendable {
                 }
                 if phase == .idle {
                     phase = .head
-                    headStarted = .now
+                    reading!.headStarted = .now
                 }
                 armReading(phase == .head ? .head : .body)
                 resumeReading()
@@ -327,6 +369,9 @@ final class ClientConnection: @unchecked Sendable {
             return Self.request(message, in: bytes, peer: peer)
         }
         start += message.length
+        // The request is copied out: unless a pipelined one follows, the buffer goes back
+        // while the handler works.
+        returnStorage()
         let keepAlive = message.head.keepAlive && !core.drain.isDraining
         let exchange = ServerExchange(
             connection: self, method: request.method, path: request.path, requestID: request.requestID, traceID: request.trace.traceID,
@@ -499,7 +544,7 @@ final class ClientConnection: @unchecked Sendable {
         disarmReading()
         // What the head showed before it failed: the client's request id, and HEAD (whose
         // answer has no content).
-        let (clientID, traceparent, isHead): (String?, String?, Bool) = input.withUnsafeBytes { all in
+        let (clientID, traceparent, isHead): (String?, String?, Bool) = reading == nil ? (nil, nil, false) : input.withUnsafeBytes { all in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
             let id = decoder.head.fields.first { $0.name.equalsIgnoringCase("x-request-id", in: bytes) }
                 .map { $0.value.string(in: bytes) }
@@ -687,7 +732,8 @@ final class ClientConnection: @unchecked Sendable {
             close()
             return
         }
-        pending.removeAll(keepingCapacity: pending.capacity <= 256 * 1024)
+        // Queued output is rare (a short write): its storage is not kept.
+        pending = []
         pendingOffset = 0
         while let file = pendingFile {
             var offset = off_t(pendingFileOffset)
@@ -732,6 +778,12 @@ final class ClientConnection: @unchecked Sendable {
 
     private func armWrite() {
         guard !writeArmed else { return }
+        if writeEvent == nil {
+            // Unmanaged: passUnretained, as for the read event (see init).
+            writeEvent = event_new(
+                server.loop.base, fd, Int16(EV_WRITE | EV_PERSIST), connectionWriteCallback, Unmanaged.passUnretained(self).toOpaque())
+            guard writeEvent != nil else { return close() }
+        }
         writeArmed = true
         event_add(writeEvent, nil)
     }
@@ -820,14 +872,12 @@ final class ClientConnection: @unchecked Sendable {
         Glibc.close(fd)
         pending = []
         pendingFile = nil
-        input = []
+        if let lent = reading { server.inputs.giveBack(lent) }
+        reading = nil
         server.removed(self)
     }
 
     // MARK: - Deadlines
-
-    /// When the current request's head began (its deadline counts from there).
-    private var headStarted = ContinuousClock.Instant.now
 
     /// Arms a reading deadline (idle, head, body), unless output is still queued: then the
     /// write deadline stands, and `flush` re-arms the reading one once everything is out.
@@ -849,7 +899,7 @@ final class ClientConnection: @unchecked Sendable {
         case .none: return disarm()
         case .idle: duration = configuration.idleTimeout
         // The head deadline runs from the head's first byte: re-arming never extends it.
-        case .head: duration = max(.zero, configuration.headerTimeout - (.now - headStarted))
+        case .head: duration = max(.zero, configuration.headerTimeout - (.now - (reading?.headStarted ?? .now)))
         case .body: duration = configuration.bodyTimeout
         case .write: duration = configuration.writeTimeout
         case .linger: duration = Self.lingerTime

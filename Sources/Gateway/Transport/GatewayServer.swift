@@ -52,6 +52,28 @@ public final class GatewayServer: Sendable {
     /// The per-client budgets (tests look into them); nil without rate limits.
     var rateLimiter: RateLimiter? { core.rateLimiter }
 
+    /// Over every loop: the connections that hold a read buffer now, and the spare buffers
+    /// the loops keep (tests: a connection waiting between requests holds none). Asks each
+    /// loop on its own thread.
+    func readStorage() async -> (holding: Int, spare: Int) {
+        let loops = state.withLock { $0.loops }
+        var total = (holding: 0, spare: 0)
+        for server in loops {
+            let counts = await withCheckedContinuation { (done: CheckedContinuation<ReadStorageCounts, Never>) in
+                server.loop.post { done.resume(returning: ReadStorageCounts(server.readStorage)) }
+            }
+            total.holding += counts.holding
+            total.spare += counts.spare
+        }
+        return total
+    }
+
+    private struct ReadStorageCounts: Sendable {
+        var holding: Int
+        var spare: Int
+        init(_ counts: (holding: Int, spare: Int)) { (holding, spare) = counts }
+    }
+
     /// Requests read but not answered yet.
     public var inFlight: Int { core.inFlight.load(ordering: .relaxed) }
 

@@ -28,6 +28,8 @@ final class ServerLoop: @unchecked Sendable {
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     /// The response head being written; reused by every response on this loop.
     var head: [UInt8] = []
+    /// Read buffers and decoders lent to this loop's connections while they read.
+    var inputs: ConnectionInputPool
     /// `Date: <IMF-fixdate>\r\n`, rebuilt when the second changes.
     private(set) var dateField = DateField()
     /// Connections of this loop waiting between requests; read by the other loops.
@@ -39,6 +41,7 @@ final class ServerLoop: @unchecked Sendable {
     init(loop: EventLoop, core: ServerCore, socket: Int32, originTLS: TLSContext?) throws(TransportError) {
         self.loop = loop
         self.core = core
+        inputs = ConnectionInputPool(limits: core.requestLimits)
         requestMetrics = RequestMetrics(metrics: core.metrics)
         originClient = core.configuration.origin == nil
             ? nil : OriginClient(loop: loop, configuration: core.configuration.originClient, tls: originTLS, metrics: core.metrics)
@@ -85,6 +88,12 @@ final class ServerLoop: @unchecked Sendable {
         core.connections.add(1, ordering: .relaxed)
         connections[ObjectIdentifier(connection)] = connection
         connection.begin()
+    }
+
+    /// This loop's connections that hold a read buffer now, and its spare buffers. On the
+    /// loop thread.
+    var readStorage: (holding: Int, spare: Int) {
+        (connections.values.count(where: \.holdsReadBuffer), inputs.spareCount)
     }
 
     /// Called by a connection as it closes.

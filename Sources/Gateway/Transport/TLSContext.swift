@@ -25,6 +25,8 @@ public final class TLSContext: @unchecked Sendable {
     }
 
     /// A server context presenting `certificateFile` (PEM chain) with `privateKeyFile`.
+    /// Sessions resume from tickets and are not stored in the process (an idle connection's
+    /// session would otherwise stay in OpenSSL's cache).
     ///
     /// - Throws: `TransportError` when either file cannot be loaded or they do not match.
     public static func server(certificateFile: String, privateKeyFile: String) throws(TransportError) -> TLSContext {
@@ -35,6 +37,7 @@ public final class TLSContext: @unchecked Sendable {
         else {
             throw TransportError("cannot load TLS certificate \(certificateFile) and key \(privateKeyFile): \(TLSContext.lastError())")
         }
+        cevent_ssl_ctx_sessions_not_stored(tls.context)
         return tls
     }
 
