@@ -14,8 +14,11 @@ bench_setup() {
     command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] \
         || $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
     NGINX_BIN=$(command -v nginx || echo /usr/sbin/nginx)
-    swift build -c release --product gateway >&2
-    GATEWAY_BIN="$(swift build -c release --show-bin-path)/gateway"
+    # GATEWAY_BIN=path measures another build (an earlier commit's, for a before/after).
+    if [ -z "${GATEWAY_BIN:-}" ]; then
+        swift build -c release --product gateway >&2
+        GATEWAY_BIN="$(swift build -c release --show-bin-path)/gateway"
+    fi
     WORK=$(mktemp -d)
     BENCH_PIDS=()
     trap bench_cleanup EXIT
@@ -34,6 +37,8 @@ bench_cleanup() {
 }
 
 # Starts nginx with one worker on 127.0.0.1:$1; $2 is the server block's locations.
+# NGINX_LISTEN_FLAGS go on the listen line (ssl, for a TLS listener);
+# NGINX_WORKER_CONNECTIONS replaces the worker's 8,192 connections.
 start_nginx() {
     cat > "$WORK/nginx.conf" <<NGINX
 worker_processes 1;
@@ -41,7 +46,7 @@ worker_rlimit_nofile 65536;
 daemon off;
 pid $WORK/nginx.pid;
 error_log $WORK/nginx-error.log warn;
-events { worker_connections 8192; }
+events { worker_connections ${NGINX_WORKER_CONNECTIONS:-8192}; }
 http {
     access_log off;
     sendfile on;
@@ -52,7 +57,7 @@ http {
     keepalive_timeout 75s;
     keepalive_requests 1000000;
     server {
-        listen 127.0.0.1:$1 reuseport;
+        listen 127.0.0.1:$1 reuseport ${NGINX_LISTEN_FLAGS:-};
         $2
     }
 }
