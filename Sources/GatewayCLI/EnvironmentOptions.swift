@@ -5,23 +5,28 @@ import Foundation
 /// secret may instead come from a file named by `GATEWAY_…_FILE` (the container-secrets
 /// convention), so the secret sits in no process list and no environment dump.
 enum EnvironmentOptions {
+    /// One option of the command, as its environment variable sees it.
+    struct Option: Equatable, Sendable {
+        /// The flag without `--`.
+        var name: String
+        /// A `@Flag`, without a value: its variable is `true` or `false`.
+        var isFlag: Bool
+        /// A secret: it may also come from the file `GATEWAY_…_FILE` names.
+        var isSecret: Bool
+    }
+
+    /// Every option of every group of the command, in the order `--help` lists them: each
+    /// has an environment variable.
+    static let all: [Option] = GatewayCommand.groups.flatMap { $0.options }
+
     /// The options that have an environment variable: the flag without `--`.
-    static let names = [
-        "host", "port", "threads", "origin", "origin-generation", "origin-vendor-identifier", "max-body-bytes", "max-upload-bytes", "max-header-bytes", "max-target-bytes", "idle-timeout",
-        "header-timeout", "body-timeout", "write-timeout", "max-output-bytes", "max-connections",
-        "shutdown-grace", "gzip-min-bytes", "origin-connect-timeout", "origin-timeout", "origin-max-connections",
-        "origin-ca-file", "page-cache-bytes", "list-ttl", "detail-ttl", "stale-while-revalidate", "stale-if-error",
-        "tls-cert", "tls-key", "log-level", "public-url", "cache-dir", "image-signing-key", "image-host", "max-image-bytes",
-        "image-memory-bytes", "image-disk-bytes", "legacy-image-tokens", "origin-image-max-bytes", "image-widths", "image-formats", "avif-speed", "max-image-pixels",
-        "image-render-timeout", "redis-url", "redis-timeout", "rate-limit-reads", "rate-limit-writes", "rate-limit-images",
-        "rate-limit-burst", "trusted-proxies", "rate-limit-key-header", "admin-port", "admin-host", "admin-token", "metrics-on-admin", "log-format",
-    ]
+    static var names: [String] { all.map(\.name) }
 
     /// Options without a value: the variable is `true` or `false`.
-    static let flags: Set<String> = ["metrics-on-admin"]
+    static var flags: Set<String> { Set(all.filter(\.isFlag).map(\.name)) }
 
     /// Options that carry a secret: each may come from the file `GATEWAY_…_FILE` names.
-    static let secrets = ["admin-token", "redis-url", "origin-vendor-identifier", "image-signing-key"]
+    static var secrets: [String] { all.filter(\.isSecret).map(\.name) }
 
     /// `GATEWAY_` and the flag name in upper case with `_` for `-`.
     static func variable(for name: String) -> String {
@@ -44,18 +49,18 @@ enum EnvironmentOptions {
         arguments: [String], environment: [String: String], readFile: (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }
     ) throws(Problem) -> [String] {
         var merged = arguments
-        for name in names {
-            let flag = "--" + name
+        for option in all {
+            let flag = "--" + option.name
             let present = arguments.contains { $0 == flag || $0.hasPrefix(flag + "=") }
-            let variable = variable(for: name)
+            let variable = variable(for: option.name)
             var value = environment[variable]
-            if secrets.contains(name), let path = environment[variable + "_FILE"] {
+            if option.isSecret, let path = environment[variable + "_FILE"] {
                 guard value == nil else { throw Problem(description: "\(variable) and \(variable)_FILE are both set; set one.") }
                 guard !present else { continue }
                 value = try secret(fromFile: path, variable: variable + "_FILE", readFile: readFile)
             }
             guard let value, !present else { continue }
-            if flags.contains(name) {
+            if option.isFlag {
                 switch value.lowercased() {
                 case "true", "1", "yes": merged.append(flag)
                 case "false", "0", "no", "": break

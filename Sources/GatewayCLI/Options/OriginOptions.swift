@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Gateway
+import GatewayModels
+
+/// The origin: where it is, which API generation it speaks, who the gateway writes as, what
+/// it trusts, and the client's limits.
+struct OriginOptions: ConfigurationOptions {
+    static let title = "Origin"
+    static let secrets = ["origin-vendor-identifier"]
+
+    @Option(help: "Origin base URL (http or https). Without it the gateway runs on its embedded demo origin. (env: GATEWAY_ORIGIN)")
+    var origin: String?
+
+    @Option(help: "The origin's API generation: v1, v2 or v2b; the embedded demo origin runs in it too. (env: GATEWAY_ORIGIN_GENERATION)")
+    var originGeneration: String = "v1"
+
+    @Option(help: "The v2/v2b vendor identifier sent with writes; a request's Vendor-Identifier header overrides it. Never logged. (env: GATEWAY_ORIGIN_VENDOR_IDENTIFIER)")
+    var originVendorIdentifier: String?
+
+    @Option(help: "Seconds to resolve and connect to the origin. (env: GATEWAY_ORIGIN_CONNECT_TIMEOUT)")
+    var originConnectTimeout: Double = 2
+
+    @Option(help: "Seconds for a whole origin exchange; reads then answer 504 (or a stale page). (env: GATEWAY_ORIGIN_TIMEOUT)")
+    var originTimeout: Double = 5
+
+    @Option(help: "Keep-alive connections to the origin per event loop. (env: GATEWAY_ORIGIN_MAX_CONNECTIONS)")
+    var originMaxConnections: Int = 32
+
+    @Option(help: "PEM file of CAs trusted for an https origin instead of the system's. (env: GATEWAY_ORIGIN_CA_FILE)")
+    var originCaFile: String?
+
+    func validate() throws {
+        if let origin {
+            guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+                url.host != nil
+            else { throw ValidationError("--origin must be an http or https URL with a host, like https://api.example.com.") }
+        }
+        guard OriginGeneration(rawValue: originGeneration) != nil else {
+            throw ValidationError("--origin-generation must be v1, v2 or v2b.")
+        }
+        if let originVendorIdentifier {
+            guard !originVendorIdentifier.isEmpty, originVendorIdentifier.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw ValidationError("--origin-vendor-identifier must be visible ASCII characters.")
+            }
+        }
+        guard originConnectTimeout > 0, originTimeout > 0 else { throw ValidationError("Origin timeouts must be positive.") }
+        guard (1...1024).contains(originMaxConnections) else { throw ValidationError("--origin-max-connections must be 1 to 1024.") }
+    }
+
+    func apply(to configuration: inout GatewayConfiguration) {
+        configuration.origin = origin
+        configuration.readPath.generation = OriginGeneration(rawValue: originGeneration) ?? .v1
+        configuration.originVendorIdentifier = originVendorIdentifier
+        configuration.originClient.connectTimeout = .seconds(originConnectTimeout)
+        configuration.originClient.requestTimeout = .seconds(originTimeout)
+        configuration.originClient.maxConnectionsPerLoop = originMaxConnections
+        configuration.originCAFile = originCaFile
+        // Image hosts are resolved within the origin's connect time.
+        configuration.images.resolveTimeout = .seconds(originConnectTimeout)
+    }
+}
