@@ -44,7 +44,7 @@ public final class CachePurger: Sendable {
     /// message, heard back, finds nothing more); a fetch that began before stores nothing in
     /// L1 (the page cache's generation moved on) and stores in Redis only under the old
     /// version. On the loop that owns `redis`; `completion` on any thread.
-    func purge(_ scope: PurgeScope, redis: RedisConnection?, completion: @escaping @Sendable (Dropped, SharedOutcome) -> Void) {
+    func purge(_ scope: PurgeScope, redis: (any RedisCommanding)?, completion: @escaping @Sendable (Dropped, SharedOutcome) -> Void) {
         guard let shared = reads.shared, let redis else {
             return purgeHere(scope) { completion($0, .off) }
         }

@@ -343,7 +343,7 @@ public final class ProductReads: Sendable {
     /// loop, and each outcome is delivered on that loop again, where `completion` runs once
     /// the last one is in.
     private func fetchV1Pages(
-        _ pages: ClosedRange<Int>, readAheadOnly: Bool, origin: OriginClient, request: GatewayRequest, context: RouteContext,
+        _ pages: ClosedRange<Int>, readAheadOnly: Bool, origin: any OriginSending, request: GatewayRequest, context: RouteContext,
         generation: Int, completion: @escaping @Sendable (Result<V1Fetch, FetchFailure>) -> Void
     ) {
         let now = ContinuousClock.now

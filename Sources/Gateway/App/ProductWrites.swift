@@ -199,7 +199,7 @@ public final class ProductWrites: Sendable {
     /// turns the outcome into the client's response. On the loop thread; `completion` runs
     /// there, with whether a request that may change something may have reached the origin.
     private func send(
-        _ operation: Operation, request: GatewayRequest, context: RouteContext, origin: OriginClient, identifier: String?,
+        _ operation: Operation, request: GatewayRequest, context: RouteContext, origin: any OriginSending, identifier: String?,
         completion: @escaping @Sendable (GatewayResponse, Bool) -> Void
     ) {
         let requestID = request.requestID

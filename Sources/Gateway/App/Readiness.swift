@@ -43,7 +43,7 @@ public final class Readiness: Sendable {
     public func register(in router: inout Router) {
         router.add(.get, "/readyz", .deferred { [self] request, context, responder in
             // Read now: whether this process reaches the replicas' Redis (nil without one).
-            let redis: ReadinessStatus.Origin? = context.redis.map { $0.health.isReachable ? .up : .down }
+            let redis: ReadinessStatus.Origin? = context.redis.map { $0.isReachable ? .up : .down }
             if context.draining {
                 var status = status(draining: true)
                 status.redis = redis
@@ -91,7 +91,7 @@ public final class Readiness: Sendable {
     }
 
     /// Asks the origin once; records the result and answers the waiters. On the loop of `origin`.
-    private func probe(_ origin: OriginClient?, requestID: String) {
+    private func probe(_ origin: (any OriginSending)?, requestID: String) {
         guard let origin else { return finish(up: false) }
         let target = generation == .v1 ? OriginGeneration.v1ListTarget(page: 1) : "/healthChecker"
         origin.send(OriginRequest(method: .get, target: target, requestID: requestID), to: endpoint) { [self] result in

@@ -9,16 +9,16 @@ public struct RouteContext: Sendable {
     public var traceID: String?
     /// The origin client of the loop running the handler; nil without an origin. Use it
     /// only on that loop (a `deferred` handler is there).
-    public let origin: OriginClient?
+    public let origin: (any OriginSending)?
     /// The Redis connection of the loop running the handler; nil without `--redis-url`.
     /// Use it only on that loop.
-    public let redis: RedisConnection?
+    public let redis: (any RedisCommanding)?
     /// The server's shutdown state; nil outside a server.
     private let drain: DrainState?
     private let baseLogger: Logger
 
     public init(
-        parameters: [String: String] = [:], requestID: String, logger: Logger, origin: OriginClient? = nil, redis: RedisConnection? = nil,
+        parameters: [String: String] = [:], requestID: String, logger: Logger, origin: (any OriginSending)? = nil, redis: (any RedisCommanding)? = nil,
         drain: DrainState? = nil, traceID: String? = nil
     ) {
         self.parameters = parameters

@@ -59,7 +59,7 @@ public struct Router: Sendable {
         /// Answers through `responder` exactly once. On the loop thread that owns the
         /// request. `drain` tells handlers whether the server is shutting down.
         public func run(
-            _ request: GatewayRequest, logger: Logger, origin: OriginClient? = nil, redis: RedisConnection? = nil, drain: DrainState? = nil,
+            _ request: GatewayRequest, logger: Logger, origin: (any OriginSending)? = nil, redis: (any RedisCommanding)? = nil, drain: DrainState? = nil,
             responder: Responder
         ) {
             switch match {

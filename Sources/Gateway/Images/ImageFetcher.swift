@@ -38,7 +38,7 @@ struct ImageFetcher: Sendable {
 
     /// Fetches `url`. Starts on `client`'s loop; `completion` runs on that loop, once.
     func fetch(
-        _ url: String, client: OriginClient, requestID: String, completion: @escaping @Sendable (ImageFetchOutcome) -> Void
+        _ url: String, client: any OriginSending, requestID: String, completion: @escaping @Sendable (ImageFetchOutcome) -> Void
     ) {
         guard let destination = ImageDestination(url: url) else {
             completion(.failure(Self.notAllowed))
@@ -48,7 +48,7 @@ struct ImageFetcher: Sendable {
     }
 
     private func fetch(
-        _ destination: ImageDestination, redirectsLeft: Int, client: OriginClient, requestID: String,
+        _ destination: ImageDestination, redirectsLeft: Int, client: any OriginSending, requestID: String,
         completion: @escaping @Sendable (ImageFetchOutcome) -> Void
     ) {
         guard let internalAllowed = policy.internalAddressesAllowed(for: destination) else {

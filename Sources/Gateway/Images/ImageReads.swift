@@ -193,7 +193,7 @@ public final class ImageReads: Sendable {
     /// Renders `variant` from its source on a worker, stores it in both tiers, and hands it to
     /// `completion` (on the worker thread). Failures are not stored.
     private func render(
-        _ variant: ImageVariant, origin: OriginClient?, requestID: String, completion: @escaping @Sendable (Served) -> Void
+        _ variant: ImageVariant, origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (Served) -> Void
     ) {
         source(variant.url, origin: origin, requestID: requestID) { [self] outcome in
             guard case .image(let source) = outcome, let sourceFormat = ImageFormat(sniffing: source.identity) else {
@@ -233,7 +233,7 @@ public final class ImageReads: Sendable {
     /// on its loop) for every variant that waits, stored on disk for the next variant.
     /// `completion` may run on any thread.
     private func source(
-        _ url: String, origin: OriginClient?, requestID: String, completion: @escaping @Sendable (ImageFetchOutcome) -> Void
+        _ url: String, origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (ImageFetchOutcome) -> Void
     ) {
         guard sources.join(url, waiter: completion) else { return }
         let finish: @Sendable (ImageFetchOutcome) -> Void = { [self] outcome in sources.finish(url, with: outcome) }

@@ -13,7 +13,7 @@ import GatewayModels
 /// Runs on the loop that owns `redis`.
 final class RateLimitSync: Sendable {
     let limiter: RateLimiter
-    let redis: RedisConnection
+    let redis: any RedisCommanding
     /// `omg:<16 hex digits>:rl:`.
     let prefix: String
     let channel: String
@@ -41,7 +41,7 @@ final class RateLimitSync: Sendable {
         return #out
         """
 
-    init(limiter: RateLimiter, redis: RedisConnection, prefix: String, channel: String, metrics: GatewayMetrics) {
+    init(limiter: RateLimiter, redis: any RedisCommanding, prefix: String, channel: String, metrics: GatewayMetrics) {
         self.limiter = limiter
         self.redis = redis
         self.prefix = prefix

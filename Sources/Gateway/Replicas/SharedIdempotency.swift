@@ -62,7 +62,7 @@ final class SharedIdempotency: IdempotencyLedger {
     }
 
     private func attempt(
-        _ ticket: IdempotencyTicket, redis: RedisConnection, until deadline: ContinuousClock.Instant, logger: Logger,
+        _ ticket: IdempotencyTicket, redis: any RedisCommanding, until deadline: ContinuousClock.Instant, logger: Logger,
         completion: @escaping @Sendable (IdempotencyClaim) -> Void
     ) {
         let running = IdempotencyRecord.running(fingerprint: ticket.fingerprint, token: ticket.token)
@@ -126,7 +126,7 @@ final class SharedIdempotency: IdempotencyLedger {
     /// 250 ms while Redis cannot be reached, until the lease would have ended: a finished
     /// record that is not written would free the key for a second create.
     private func replace(
-        _ ticket: IdempotencyTicket, with value: [UInt8], ttl: Duration, redis: RedisConnection?, until deadline: ContinuousClock.Instant,
+        _ ticket: IdempotencyTicket, with value: [UInt8], ttl: Duration, redis: (any RedisCommanding)?, until deadline: ContinuousClock.Instant,
         what: String, logger: Logger
     ) {
         guard let redis else { return }

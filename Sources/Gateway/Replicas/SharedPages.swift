@@ -90,7 +90,7 @@ final class SharedPages: Sendable {
     private var epoch: String { prefix + "v:epoch" }
     private func productVersion(_ id: Int64) -> String { prefix + "v:p:\(id)" }
 
-    func lookup(_ names: PageNames, redis: RedisConnection, completion: @escaping (Lookup) -> Void) {
+    func lookup(_ names: PageNames, redis: any RedisCommanding, completion: @escaping (Lookup) -> Void) {
         let started = ContinuousClock.now
         redis.send([
             Array("EVAL".utf8), Array(Self.readScript.utf8), Array("2".utf8), Array(names.version.utf8), Array(epoch.utf8),
@@ -124,7 +124,7 @@ final class SharedPages: Sendable {
 
     /// Takes the lock of one fetch of `key` under `version`; true when this replica should
     /// fetch (it got the lock, or Redis could not say).
-    func lock(_ names: PageNames, version: String, redis: RedisConnection, completion: @escaping (Bool) -> Void) {
+    func lock(_ names: PageNames, version: String, redis: any RedisCommanding, completion: @escaping (Bool) -> Void) {
         redis.send([Array("SET".utf8), Array(names.lock(version).utf8), Array("1".utf8), Array("NX".utf8), Array("PX".utf8),
             lockTime.redisMilliseconds]) { result in
             completion(Self.shouldFetch(result))
@@ -146,7 +146,7 @@ final class SharedPages: Sendable {
     /// Polls for a fresh entry of `key` under `version` until `deadline`, or until the lock
     /// is gone without an entry (the fetching replica failed); nil when none came.
     func waitForEntry(
-        _ names: PageNames, version: String, until deadline: ContinuousClock.Instant, redis: RedisConnection,
+        _ names: PageNames, version: String, until deadline: ContinuousClock.Instant, redis: any RedisCommanding,
         completion: @escaping @Sendable (SharedPageRecord.Entry?) -> Void
     ) {
         redis.send([Array("EVAL".utf8), Array(Self.pollScript.utf8), Array("2".utf8), Array(names.entry(version).utf8), Array(names.lock(version).utf8)]) {
@@ -192,7 +192,7 @@ final class SharedPages: Sendable {
 
     /// Stores `page` under `version` for its freshness plus the stale-if-error window.
     /// Failures are counted, not reported: the page is in L1 anyway.
-    func store(_ page: CachedPage, hasNextPage: Bool, names: PageNames, version: String, redis: RedisConnection) {
+    func store(_ page: CachedPage, hasNextPage: Bool, names: PageNames, version: String, redis: any RedisCommanding) {
         let lifetime = page.timeToLive + staleIfError - (ContinuousClock.now - page.storedAt)
         guard lifetime > .milliseconds(1) else { return }
         let record = SharedPageRecord.encode(page, hasNextPage: hasNextPage)
@@ -205,14 +205,14 @@ final class SharedPages: Sendable {
     /// Frees the lock of a fetch that ended, stored or not, so replicas waiting for it stop
     /// waiting. (A lock that ran out and was taken by another replica may be freed too: that
     /// costs one more origin request, never a wrong page.)
-    func unlock(_ names: PageNames, version: String, redis: RedisConnection) {
+    func unlock(_ names: PageNames, version: String, redis: any RedisCommanding) {
         redis.send([Array("DEL".utf8), Array(names.lock(version).utf8)]) { _ in }
     }
 
     /// ``invalidate(productID:redis:completion:)``; when Redis cannot do it now, tried again
     /// every 500 ms until `deadline` (a page stored before the write must not stay fresh in the
     /// shared tier). `firstTry` runs after the first attempt, whatever it gave.
-    func invalidate(productID id: Int64?, redis: RedisConnection, retryingUntil deadline: ContinuousClock.Instant, firstTry: @escaping @Sendable () -> Void) {
+    func invalidate(productID id: Int64?, redis: any RedisCommanding, retryingUntil deadline: ContinuousClock.Instant, firstTry: @escaping @Sendable () -> Void) {
         redis.loop.execute { [self] in
             invalidate(productID: id, redis: redis) { [self] done in
                 firstTry()
@@ -222,7 +222,7 @@ final class SharedPages: Sendable {
         }
     }
 
-    private func retryInvalidation(productID id: Int64?, redis: RedisConnection, until deadline: ContinuousClock.Instant) {
+    private func retryInvalidation(productID id: Int64?, redis: any RedisCommanding, until deadline: ContinuousClock.Instant) {
         guard ContinuousClock.now < deadline else { return }
         redis.loop.schedule(after: .milliseconds(500)) { [self] in
             invalidate(productID: id, redis: redis) { [self] done in
@@ -233,7 +233,7 @@ final class SharedPages: Sendable {
 
     /// After a write to product `id` (nil: a new product): increments the lists version and
     /// the product's, and tells every replica. `completion` gets whether Redis did it.
-    func invalidate(productID id: Int64?, redis: RedisConnection, completion: @escaping (Bool) -> Void) {
+    func invalidate(productID id: Int64?, redis: any RedisCommanding, completion: @escaping (Bool) -> Void) {
         var keys = [Array(listsVersion.utf8)]
         if let id { keys.append(Array(productVersion(id).utf8)) }
         let message = id.map { "p:\($0)" } ?? "lists"
@@ -245,7 +245,7 @@ final class SharedPages: Sendable {
 
     /// Purges `scope` from the shared tier (moves the versions on: the lists' and the
     /// products', or the epoch) and tells every replica. `completion` gets whether Redis did.
-    func purge(_ scope: PurgeScope, redis: RedisConnection, completion: @escaping @Sendable (Bool) -> Void) {
+    func purge(_ scope: PurgeScope, redis: any RedisCommanding, completion: @escaping @Sendable (Bool) -> Void) {
         let keys: [String]
         switch scope {
         case .products(let ids): keys = [listsVersion] + ids.map(productVersion)

@@ -144,3 +144,7 @@ extension timeval {
         self.init(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
 }
+
+/// The app's view of a loop (`LoopExecutor`): `inLoop`, `post`, `execute` and `schedule`
+/// above are its requirements.
+extension EventLoop: LoopExecutor {}

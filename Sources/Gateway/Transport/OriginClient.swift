@@ -5,8 +5,10 @@ import CEvent
 ///
 /// Invariant: `send(_:to:completion:)` and `close()` run on `loop`'s thread; the async
 /// `send(_:to:)` may be called from anywhere and hops to the loop.
-public final class OriginClient: @unchecked Sendable {
-    public let loop: EventLoop
+public final class OriginClient: OriginSending, @unchecked Sendable {
+    /// The loop whose thread this client runs on.
+    let eventLoop: EventLoop
+    public var loop: any LoopExecutor { eventLoop }
     private let configuration: OriginClientConfiguration
     private let tls: TLSContext?
     private let metrics: GatewayMetrics?
@@ -17,7 +19,7 @@ public final class OriginClient: @unchecked Sendable {
     /// Creates the client for `loop`. Call before the loop starts, or on its thread. `tls`
     /// (a client context) is needed for https origins.
     init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext?, metrics: GatewayMetrics? = nil) {
-        self.loop = loop
+        eventLoop = loop
         self.configuration = configuration
         self.tls = tls
         self.metrics = metrics
@@ -32,14 +34,14 @@ public final class OriginClient: @unchecked Sendable {
         _ request: OriginRequest, to endpoint: OriginEndpoint,
         completion: @escaping (Result<OriginResponse, OriginFailure>) -> Void
     ) {
-        precondition(loop.inLoop, "OriginClient.send off its loop")
+        precondition(eventLoop.inLoop, "OriginClient.send off its loop")
         pool(for: endpoint).send(request, completion: completion)
     }
 
     /// Sends `request` from any thread; the exchange itself runs on the loop.
     public func send(_ request: OriginRequest, to endpoint: OriginEndpoint) async -> Result<OriginResponse, OriginFailure> {
         await withCheckedContinuation { continuation in
-            loop.execute {
+            eventLoop.execute {
                 self.send(request, to: endpoint) { continuation.resume(returning: $0) }
             }
         }
@@ -62,7 +64,7 @@ public final class OriginClient: @unchecked Sendable {
                 pools[key] = nil
             }
         }
-        let pool = OriginPool(endpoint: endpoint, loop: loop, dns: dns, tls: tls, metrics: metrics, configuration: configuration)
+        let pool = OriginPool(endpoint: endpoint, loop: eventLoop, dns: dns, tls: tls, metrics: metrics, configuration: configuration)
         pools[endpoint] = pool
         return pool
     }

@@ -11,8 +11,12 @@ import Logging
 /// Invariant: `context`, `timer` and every other mutable property are used only on `loop`'s
 /// thread; `init` may run before the loop starts, and `start()` posts itself to the loop.
 /// Commands are pipelined on the one connection; Redis answers them in order.
-public final class RedisConnection: @unchecked Sendable {
-    let loop: EventLoop
+public final class RedisConnection: RedisCommanding, @unchecked Sendable {
+    /// The loop whose thread this connection runs on.
+    let eventLoop: EventLoop
+    public var loop: any LoopExecutor { eventLoop }
+    /// Whether Redis answered lately.
+    public var isReachable: Bool { health.isReachable }
     let configuration: RedisConfiguration
     let health: RedisHealth
     private let logger: Logger
@@ -90,7 +94,7 @@ public final class RedisConnection: @unchecked Sendable {
         loop: EventLoop, configuration: RedisConfiguration, health: RedisHealth, logger: Logger, metrics: GatewayMetrics? = nil,
         role: Role = .commands
     ) {
-        self.loop = loop
+        eventLoop = loop
         self.configuration = configuration
         self.health = health
         self.logger = logger
@@ -98,12 +102,12 @@ public final class RedisConnection: @unchecked Sendable {
         self.role = role
         // Unmanaged: passUnretained. The timer is freed in close(), which the owner calls
         // before it lets this connection go, so the callback never sees a freed object.
-        timer = event_new(loop.base, -1, 0, redisTimerCallback, Unmanaged.passUnretained(self).toOpaque())
+        timer = event_new(eventLoop.base, -1, 0, redisTimerCallback, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Connects in the background, and again whenever the connection is lost. Any thread.
     func start() {
-        loop.execute { [self] in
+        eventLoop.execute { [self] in
             guard case .idle = phase else { return }
             connect()
         }
@@ -119,13 +123,13 @@ public final class RedisConnection: @unchecked Sendable {
     /// exactly once: with the reply, `.timedOut` after ``RedisConfiguration/commandTimeout``,
     /// `.connectionLost`, `.refused` for an error reply, or `.unavailable` at once when there
     /// is no connection, the breaker is open, or too many commands wait.
-    func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
+    public func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
         send(arguments, past: false, completion: completion)
     }
 
     /// `send`, with `pastBreaker` for the set-up commands of a new connection.
     private func send(_ arguments: [[UInt8]], past pastBreaker: Bool, completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
-        precondition(loop.inLoop, "RedisConnection.send off its loop")
+        precondition(eventLoop.inLoop, "RedisConnection.send off its loop")
         guard let context, outstanding < Self.maxOutstanding, pastBreaker || health.allows() else { return completion(.failure(.unavailable)) }
         switch phase {
         case .connecting, .ready: break
@@ -184,7 +188,7 @@ public final class RedisConnection: @unchecked Sendable {
         arm()
         DispatchQueue.global().async { [self] in
             let address = Self.resolve(host)
-            loop.post { [self] in
+            eventLoop.post { [self] in
                 guard thisAttempt == attempt, case .resolving = phase else { return }
                 guard let address else {
                     logger.warning("redis host does not resolve", metadata: ["redis": "\(configuration)"])
@@ -227,7 +231,7 @@ public final class RedisConnection: @unchecked Sendable {
         // Unmanaged: passUnretained. The context is freed (by hiredis after a disconnect, or
         // by close()) before this connection goes away.
         made.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        guard redisLibeventAttach(made, loop.base) == REDIS_OK else {
+        guard redisLibeventAttach(made, eventLoop.base) == REDIS_OK else {
             redisAsyncFree(made)
             return retryLater()
         }

@@ -1,0 +1,138 @@
+import Foundation
+import GatewayModels
+import Testing
+@testable import Gateway
+
+/// The read handlers (`ProductReads`) driven without a server or sockets: a `QueueLoop`, a
+/// `FakeOrigin` answering with the origin samples, and the handlers' own router. Freshness,
+/// stale-while-revalidate, stale-if-error, coalescing and the v1 page assembly.
+@Suite struct ProductReadsHandlerTests {
+    static let item = try! HandlerHarness.fixture("v1-item.json")
+    static let page = try! HandlerHarness.fixture("v1-items-page.json")
+
+    /// Origin page `number`: the page sample's items, numbered on from `(number - 1) * 20`.
+    static func page(_ number: Int) -> [UInt8] {
+        var json = try! JSONSerialization.jsonObject(with: Data(page)) as! [String: Any]
+        json["page"] = number
+        json["items"] = (json["items"] as! [[String: Any]]).map { item in
+            var item = item
+            item["id"] = (item["id"] as! Int) + (number - 1) * 20
+            return item
+        }
+        return [UInt8](try! JSONSerialization.data(withJSONObject: json))
+    }
+
+    /// The v1 origin: `/item/{id}` is the item sample, `/items/{n}` page n of the sample.
+    static let v1Origin: FakeOrigin.Answer = { request in
+        guard request.target.hasPrefix("/items/"), let number = Int(request.target.dropFirst("/items/".count)) else {
+            return FakeOrigin.ok(item)
+        }
+        return FakeOrigin.ok(page(number))
+    }
+
+    static func harness(_ configure: (inout ReadPathConfiguration) -> Void = { _ in }) throws -> HandlerHarness {
+        var configuration = ReadPathConfiguration()
+        configure(&configuration)
+        let reads = ProductReads(
+            endpoint: try OriginEndpoint(url: "http://origin.test"), configuration: configuration, compression: ResponseCompression(),
+            metrics: GatewayMetrics())
+        var router = Router()
+        reads.register(in: &router)
+        return HandlerHarness(router: router, answer: v1Origin)
+    }
+
+    /// Polls `condition` every 5 ms for up to 5 s.
+    static func eventually(_ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<1000 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
+        return condition()
+    }
+
+    @Test func aFreshPageIsAnsweredFromTheCacheWithoutTheOrigin() async throws {
+        let harness = try Self.harness()
+        let first = await harness.get("/v1/products/1")
+        let second = await harness.get("/v1/products/1")
+        #expect(first.status == 200)
+        #expect(first.headers["Cache-Status"] == "open-market-gateway; fwd=miss; stored")
+        #expect(second.status == 200)
+        #expect(second.headers["Cache-Status"]?.hasPrefix("open-market-gateway; hit; ttl=") == true)
+        #expect(second.body == first.body)
+        #expect(harness.origin.targets == ["/item/1"])
+    }
+
+    /// Past its TTL and within stale-while-revalidate: the stale page at once, and one
+    /// refresh for however many requests come while it runs.
+    @Test func aStalePageIsServedWhileOneRefreshRuns() async throws {
+        let harness = try Self.harness { $0.detailTimeToLive = .zero; $0.cache.staleWhileRevalidate = .seconds(60) }
+        let first = await harness.get("/v1/products/1")
+        #expect(first.headers["Cache-Status"] == "open-market-gateway; fwd=miss; stored")
+        harness.origin.hold()
+        let stale = [await harness.get("/v1/products/1"), await harness.get("/v1/products/1")]
+        for response in stale {
+            #expect(response.status == 200)
+            #expect(response.headers["Cache-Status"] == "open-market-gateway; hit; fwd=stale; detail=revalidating")
+            #expect(response.body == first.body)
+        }
+        await harness.settle()
+        #expect(harness.origin.targets == ["/item/1", "/item/1"], "one refresh for both stale answers")
+        harness.origin.release()
+        await harness.settle()
+    }
+
+    /// Past stale-while-revalidate, within stale-if-error: an origin failure is answered
+    /// with the expired page and says why; without a page to fall back on it is a 502.
+    @Test func anExpiredPageIsServedWhenTheOriginFails() async throws {
+        let harness = try Self.harness { $0.detailTimeToLive = .zero; $0.cache.staleWhileRevalidate = .zero; $0.cache.staleIfError = .seconds(3600) }
+        let first = await harness.get("/v1/products/1")
+        harness.origin.answer { _ in FakeOrigin.status(503) }
+        let failedWith503 = await harness.get("/v1/products/1")
+        #expect(failedWith503.status == 200)
+        #expect(failedWith503.headers["Cache-Status"] == "open-market-gateway; hit; fwd=stale; fwd-status=503")
+        #expect(failedWith503.body == first.body)
+        harness.origin.answer { _ in .failure(.connectionLost) }
+        let unreachable = await harness.get("/v1/products/1")
+        #expect(unreachable.headers["Cache-Status"] == "open-market-gateway; hit; fwd=stale; detail=origin-unreachable")
+        #expect(unreachable.body == first.body)
+
+        harness.origin.answer { _ in FakeOrigin.status(503) }
+        let cold = await harness.get("/v1/products/2")
+        #expect(cold.status == 502)
+        #expect(cold.headers["Content-Type"] == "application/problem+json")
+        #expect(cold.headers["Cache-Status"] == "open-market-gateway; fwd=miss; fwd-status=503")
+        #expect(harness.origin.targets == ["/item/1", "/item/1", "/item/1", "/item/2"])
+    }
+
+    /// Requests for one cold page while its fetch runs join it: one origin request, and
+    /// every request gets the page.
+    @Test func concurrentMissesForOnePageMakeOneOriginRequest() async throws {
+        let harness = try Self.harness()
+        harness.origin.hold()
+        let waiting = (0..<3).map { _ in harness.start(GatewayRequest(method: .get, path: "/v1/products/1")) }
+        await harness.settle()
+        #expect(harness.origin.targets == ["/item/1"])
+        harness.origin.release()
+        for capture in waiting {
+            let response = await capture.response
+            #expect(response.status == 200)
+            #expect(response.headers["Cache-Status"] == "open-market-gateway; fwd=miss; stored")
+        }
+        #expect(harness.origin.targets == ["/item/1"])
+    }
+
+    /// A v1 contract page asks its origin page and the read-ahead page at once: both are
+    /// sent before either answer arrives, and the page is assembled from both.
+    @Test func aV1PageAndItsReadAheadPageAreAskedAtOnce() async throws {
+        let harness = try Self.harness()
+        harness.origin.hold()
+        let capture = harness.start(GatewayRequest(method: .get, path: "/v1/products", query: "page=1"))
+        await harness.settle()
+        #expect(harness.origin.targets == ["/items/1", "/items/2"], "both asked while neither is answered")
+        harness.origin.release()
+        let response = await capture.response
+        #expect(response.status == 200)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let ids = (json["items"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
+        #expect(ids == Array(1...20))
+        #expect(json["hasNextPage"] as? Bool == true)
+        #expect(json["page"] as? Int == 1)
+    }
+}
