@@ -25,12 +25,12 @@ let package = Package(
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
     ],
     targets: [
-        // libevent (core, extra, pthreads, openssl), zlib and hiredis from Debian; see Sources/CEvent/module.modulemap.
-        .systemLibrary(
-            name: "CEvent",
-            pkgConfig: "libevent",
-            providers: [.apt(["libevent-dev", "zlib1g-dev", "libssl-dev", "libhiredis-dev"])]
-        ),
+        // Debian's C libraries, one system module each (Sources/C*/module.modulemap); every shim
+        // includes <sys/types.h> first (see Sources/CLibevent/shim.h).
+        .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         // The sans-I/O HTTP/1.1 codec: bytes to request heads and bodies, response heads to
         // bytes. No Foundation, no libevent, no I/O.
         .target(name: "HTTPCodec"),
@@ -42,11 +42,17 @@ let package = Package(
         // Image rendering with libvips: decode, orient, resize, strip, encode. Synchronous, no
         // I/O; the only target that imports CVips.
         .target(name: "ImageProcessing", dependencies: ["CVips"]),
-        // The server library. Only Sources/Gateway/Transport imports CEvent.
+        // gzip and gunzip of whole bodies over zlib; the only target that imports CZlib.
+        .target(name: "BodyCompression", dependencies: ["CZlib", "GatewayModels"]),
+        // The server library. Only Sources/Gateway/Transport imports CLibevent, COpenSSL and
+        // CHiredis.
         .target(
             name: "Gateway",
             dependencies: [
-                "CEvent",
+                "CLibevent",
+                "COpenSSL",
+                "CHiredis",
+                "BodyCompression",
                 "GatewayModels",
                 "HTTPCodec",
                 "ImageProcessing",
@@ -109,12 +115,13 @@ let package = Package(
         // Real photos for the image tests: pixels encoded by libvips, metadata spliced in.
         .target(name: "TestPhotos", dependencies: ["CVips", "ImageProcessing"], path: "Tests/TestPhotos"),
         .testTarget(
-            name: "GatewayTests", dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
+            name: "GatewayTests",
+            dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
-        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "TestSupport"]),
+        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "BodyCompression", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

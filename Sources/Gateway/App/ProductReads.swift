@@ -1,3 +1,4 @@
+import BodyCompression
 import Dispatch
 import GatewayModels
 import Synchronization

@@ -1,4 +1,5 @@
-import CEvent
+import CLibevent
+import COpenSSL
 import GatewayModels
 import Glibc
 import HTTPCodec
@@ -109,8 +110,8 @@ final class ClientConnection: @unchecked Sendable {
         if let ssl {
             SSL_set_fd(ssl, fd)
             SSL_set_accept_state(ssl)
-            cevent_ssl_set_nonblocking_writes(ssl)
-            cevent_ssl_release_idle_buffers(ssl)
+            copenssl_set_nonblocking_writes(ssl)
+            copenssl_release_idle_buffers(ssl)
         }
         // Unmanaged: passUnretained, for all three events. The loop's connection table keeps
         // this object until `close`, which frees the events first.

@@ -1,4 +1,4 @@
-import CEvent
+import CLibevent
 import GatewayModels
 import Glibc
 import Logging

@@ -1,4 +1,4 @@
-import CEvent
+import CLibevent
 import Dispatch
 import Foundation
 import GatewayModels

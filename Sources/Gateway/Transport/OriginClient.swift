@@ -1,4 +1,4 @@
-import CEvent
+import CLibevent
 
 /// Requests to origins from one loop: one connection pool per origin, and a non-blocking DNS
 /// resolver (evdns), all on the loop's thread.

@@ -1,4 +1,5 @@
-import CEvent
+import CLibevent
+import COpenSSL
 
 /// One request to the origin, from the moment it asks for a connection until its completion
 /// handler has run.

@@ -1,4 +1,6 @@
-import CEvent
+import BodyCompression
+import CLibevent
+import COpenSSL
 import GatewayModels
 
 /// The keep-alive connections to one origin on one loop, run by an `OriginPoolState`.

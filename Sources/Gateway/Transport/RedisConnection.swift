@@ -1,4 +1,5 @@
-import CEvent
+import CHiredis
+import CLibevent
 import Dispatch
 import Glibc
 import Logging

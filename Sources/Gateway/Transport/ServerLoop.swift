@@ -1,4 +1,5 @@
-import CEvent
+import CLibevent
+import COpenSSL
 import GatewayModels
 import Glibc
 import HTTPCodec

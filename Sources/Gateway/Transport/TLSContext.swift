@@ -1,4 +1,4 @@
-import CEvent
+import COpenSSL
 import Foundation
 
 /// An OpenSSL `SSL_CTX`, set up once and then only read: OpenSSL allows `SSL_new` on a
@@ -37,14 +37,14 @@ public final class TLSContext: @unchecked Sendable {
         else {
             throw TransportError("cannot load TLS certificate \(certificateFile) and key \(privateKeyFile): \(TLSContext.lastError())")
         }
-        cevent_ssl_ctx_sessions_not_stored(tls.context)
+        copenssl_ctx_sessions_not_stored(tls.context)
         return tls
     }
 
     private init(method: OpaquePointer?) throws(TransportError) {
         guard let context = SSL_CTX_new(method) else { throw TransportError("SSL_CTX_new failed: \(TLSContext.lastError())") }
         self.context = context
-        cevent_ssl_ctx_min_tls12(context)
+        copenssl_ctx_min_tls12(context)
     }
 
     deinit { SSL_CTX_free(context) }
@@ -57,7 +57,7 @@ public final class TLSContext: @unchecked Sendable {
         if Self.isIPAddress(host) {
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
         } else {
-            cevent_ssl_set_sni(ssl, host)
+            copenssl_set_sni(ssl, host)
             SSL_set1_host(ssl, host)
         }
         return ssl

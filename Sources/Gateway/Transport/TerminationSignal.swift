@@ -1,4 +1,4 @@
-import CEvent
+import CLibevent
 import Glibc
 
 /// Waits for SIGTERM or SIGINT with a small libevent loop of its own on the calling thread,

@@ -1,3 +1,4 @@
+import BodyCompression
 import Gateway
 import GatewayModels
 import Testing

@@ -1,3 +1,4 @@
+import BodyCompression
 import DemoOrigin
 import Foundation
 import Testing

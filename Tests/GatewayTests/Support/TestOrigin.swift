@@ -1,3 +1,4 @@
+import BodyCompression
 import Foundation
 import Logging
 @testable import Gateway

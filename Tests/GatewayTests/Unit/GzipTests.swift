@@ -1,3 +1,4 @@
+import BodyCompression
 import Testing
 import TestSupport
 @testable import Gateway

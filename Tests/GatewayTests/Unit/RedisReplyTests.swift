@@ -1,4 +1,4 @@
-import CEvent
+import CHiredis
 import Foundation
 import Testing
 @testable import Gateway

@@ -1,3 +1,4 @@
+import BodyCompression
 import Testing
 @testable import Gateway
 

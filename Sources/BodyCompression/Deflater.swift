@@ -1,4 +1,4 @@
-import CEvent
+import CZlib
 
 /// A zlib deflate stream producing gzip members (windowBits 15 + 16, memLevel 8).
 ///
@@ -13,7 +13,7 @@ final class Deflater: @unchecked Sendable {
         self.level = level
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        let status = cevent_deflate_init2(stream, level, 15 + 16, 8)
+        let status = czlib_deflate_init2(stream, level, 15 + 16, 8)
         precondition(status == Z_OK, "deflateInit2 failed: \(status)")
     }
 

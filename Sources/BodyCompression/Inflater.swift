@@ -1,4 +1,4 @@
-import CEvent
+import CZlib
 
 /// A zlib inflate stream that accepts gzip or zlib framing (windowBits 15 + 32).
 ///
@@ -9,7 +9,7 @@ final class Inflater {
     init() {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        let status = cevent_inflate_init2(stream, 15 + 32)
+        let status = czlib_inflate_init2(stream, 15 + 32)
         precondition(status == Z_OK, "inflateInit2 failed: \(status)")
     }
 
@@ -37,7 +37,7 @@ final class Inflater {
                     stream.pointee.next_out = buffer.baseAddress
                     stream.pointee.avail_out = uInt(buffer.count)
                     defer { stream.pointee.next_out = nil }
-                    return CEvent.inflate(stream, Z_NO_FLUSH)
+                    return CZlib.inflate(stream, Z_NO_FLUSH)
                 }
                 let produced = chunk.count - Int(stream.pointee.avail_out)
                 if output.count + produced > maxBytes { return Z_MEM_ERROR }
