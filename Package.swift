@@ -42,6 +42,10 @@ let package = Package(
         // Image rendering with libvips: decode, orient, resize, strip, encode. Synchronous, no
         // I/O; the only target that imports CVips.
         .target(name: "ImageProcessing", dependencies: ["CVips"]),
+        // What the transport, the app and every protocol share: requests, responses, problems,
+        // header lists, request ids, origin requests and answers, Redis replies, and the
+        // protocols through which handlers reach their loop, the origin and Redis. No C.
+        .target(name: "HTTPInterface", dependencies: ["HTTPCodec", "GatewayModels"]),
         // gzip and gunzip of whole bodies over zlib; the only target that imports CZlib.
         .target(name: "BodyCompression", dependencies: ["CZlib", "GatewayModels"]),
         // The server library. Only Sources/Gateway/Transport imports CLibevent, COpenSSL and
@@ -53,6 +57,7 @@ let package = Package(
                 "COpenSSL",
                 "CHiredis",
                 "BodyCompression",
+                "HTTPInterface",
                 "GatewayModels",
                 "HTTPCodec",
                 "ImageProcessing",
@@ -69,6 +74,7 @@ let package = Package(
             name: "DemoOrigin",
             dependencies: [
                 "Gateway",
+                "HTTPInterface",
                 "GatewayModels",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -116,12 +122,12 @@ let package = Package(
         .target(name: "TestPhotos", dependencies: ["CVips", "ImageProcessing"], path: "Tests/TestPhotos"),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
+            dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "HTTPInterface", "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
-        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "BodyCompression", "TestSupport"]),
+        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "HTTPInterface", "BodyCompression", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

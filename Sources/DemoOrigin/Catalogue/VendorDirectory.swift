@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import HTTPInterface
 
 /// The configured vendors, looked up by the `identifier` header of a v2/v2b write or by the
 /// `vendor_id` of a product.

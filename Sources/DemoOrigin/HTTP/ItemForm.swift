@@ -1,6 +1,7 @@
 import Foundation
 import Gateway
 import GatewayModels
+import HTTPInterface
 
 /// The fields of a v1 `POST /item` or `PATCH /item/{id}` body (multipart/form-data), read
 /// and checked; absent fields are nil.

@@ -1,4 +1,5 @@
 import Gateway
+import HTTPInterface
 
 /// An error as the demo v2/v2b origin answers it: a status and a short reason as plain
 /// text (`text/plain; charset=utf-8`), never JSON. (No error body of the real server was

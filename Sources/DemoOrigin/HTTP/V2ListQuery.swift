@@ -1,5 +1,6 @@
 import Gateway
 import GatewayModels
+import HTTPInterface
 
 /// The query of a v2/v2b `GET /api/products`: `page_no` and `items_per_page` (both required
 /// positive integers, `items_per_page` at most 100) and, on v2b only, an optional

@@ -1,6 +1,7 @@
 import Foundation
 import Gateway
 import GatewayModels
+import HTTPInterface
 
 /// The body of a v2/v2b `POST /api/products`: multipart/form-data with one `params` part
 /// (JSON, read by ``V2ProductParams``; a part `Content-Type` is optional, as clients sent it

@@ -1,5 +1,6 @@
 import Gateway
 import GatewayModels
+import HTTPInterface
 
 /// `/__admin/`: the test and benchmark controls. Never counted, never faulted.
 ///

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatewayModels
+import HTTPInterface
 
 /// The admin listener's routes (`--admin-port`): `POST /admin/purge`, `GET /admin/cache`,
 /// and `GET /metrics` with `--metrics-on-admin`. Every one needs `Authorization: Bearer

@@ -1,4 +1,5 @@
 import GatewayModels
+import HTTPInterface
 
 /// Drops cached pages and images when an operator asks (`POST /admin/purge`) and when
 /// another replica says so, and hears every other replica message for the read path.

@@ -1,4 +1,5 @@
 import GatewayModels
+import HTTPInterface
 import ImageProcessing
 import Logging
 

@@ -1,5 +1,6 @@
 import HTTPCodec
 import GatewayModels
+import HTTPInterface
 
 /// `GET /healthz`: the process is up and its loops answer. Never touches the origin, so a
 /// container orchestrator does not restart healthy replicas when the origin is down.

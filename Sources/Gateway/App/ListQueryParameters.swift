@@ -1,4 +1,5 @@
 import GatewayModels
+import HTTPInterface
 
 /// Reads `page`, `pageSize` and `q` of `GET /v1/products` into a ``ListQuery``.
 ///

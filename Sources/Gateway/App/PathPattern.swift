@@ -1,3 +1,5 @@
+import HTTPInterface
+
 /// A route path such as `/v1/products/{id}`: literal segments and named parameters that
 /// match exactly one non-empty segment.
 struct PathPattern: Sendable, Equatable, CustomStringConvertible {

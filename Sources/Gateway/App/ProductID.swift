@@ -1,4 +1,5 @@
 import GatewayModels
+import HTTPInterface
 
 /// The `{id}` of `/v1/products/{id}`: a positive 64-bit integer in plain digits.
 enum ProductID {

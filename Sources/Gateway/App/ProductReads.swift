@@ -1,6 +1,7 @@
 import BodyCompression
 import Dispatch
 import GatewayModels
+import HTTPInterface
 import Synchronization
 
 /// `GET /v1/products?page=N&pageSize=M&q=…` and `GET /v1/products/{id}`: contract pages from

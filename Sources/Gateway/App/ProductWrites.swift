@@ -1,6 +1,7 @@
 import HTTPCodec
 import Dispatch
 import GatewayModels
+import HTTPInterface
 
 /// `POST /v1/products`, `PATCH /v1/products/{id}` and `DELETE /v1/products/{id}`: client
 /// input validated in full (every field error at once, nothing sent to the origin when any),

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import HTTPInterface
 
 /// `GET /readyz`, for load balancers and for apps that show a "service unavailable" banner.
 ///

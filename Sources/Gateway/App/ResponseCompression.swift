@@ -1,4 +1,5 @@
 import BodyCompression
+import HTTPInterface
 
 /// When the gateway gzips a response: the client accepts gzip, the type is compressible,
 /// the body is at least `minimumBytes`, and nothing encoded it already.

@@ -1,3 +1,4 @@
+import HTTPInterface
 import Logging
 
 /// What a handler gets besides the request.

@@ -1,3 +1,4 @@
+import HTTPInterface
 import Logging
 
 /// The route table: which handler answers which method on which path.

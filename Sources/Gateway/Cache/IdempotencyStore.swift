@@ -1,4 +1,5 @@
 import GatewayModels
+import HTTPInterface
 
 /// Remembers, per `Idempotency-Key`, the request a key was first used with and the response
 /// it got, for `retention` (24 hours by default), so a client retrying a create after a lost

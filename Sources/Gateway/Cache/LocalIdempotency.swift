@@ -1,4 +1,5 @@
 import GatewayModels
+import HTTPInterface
 
 /// `Idempotency-Key` records in this process only (no `--redis-url`): ``IdempotencyStore``,
 /// with the wait for a running request bounded.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPInterface
 
 /// Where one image URL points: scheme, host, port and the request target. Parsed from the
 /// URL a token carries, or from a redirect's `Location`.

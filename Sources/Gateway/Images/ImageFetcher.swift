@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPInterface
 import ImageProcessing
 import Synchronization
 

@@ -1,4 +1,5 @@
 import GatewayModels
+import HTTPInterface
 import ImageProcessing
 
 /// `GET /v1/images/{token}?w=N`: the image a signed token names, at an allowed width (none:

@@ -1,4 +1,5 @@
 import HTTPCodec
+import HTTPInterface
 import Logging
 
 /// What the access log says of one answer: the same keys in the text and JSON formats

@@ -1,4 +1,5 @@
 import CoreMetrics
+import HTTPInterface
 
 /// One loop's handles on the request metrics, made once per (route, method, status) and
 /// then reused, so recording a request costs a dictionary lookup and a few atomic adds.

@@ -1,6 +1,7 @@
 import Crypto
 import GatewayModels
 import HTTPCodec
+import HTTPInterface
 
 /// The per-client budgets of one process: for each named policy, each client's theoretical
 /// arrival time (``CellRate``) in a table split into shards, each behind its own lock.

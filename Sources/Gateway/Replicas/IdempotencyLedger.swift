@@ -1,4 +1,5 @@
 import Dispatch
+import HTTPInterface
 
 /// Where `Idempotency-Key` records live: in this process (``LocalIdempotency``), or in the
 /// replicas' shared Redis (``SharedIdempotency``), so a retry that lands on another replica,

@@ -1,3 +1,4 @@
+import HTTPInterface
 import Logging
 
 /// `Idempotency-Key` records in the replicas' shared Redis: exactly one create reaches the

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import HTTPInterface
 
 /// The shared page tier (L2): contract pages in the replicas' Redis, asked after this
 /// process's page cache (L1) misses and before the origin.

@@ -3,6 +3,7 @@ import COpenSSL
 import GatewayModels
 import Glibc
 import HTTPCodec
+import HTTPInterface
 import Logging
 
 /// One accepted client connection: reads bytes into a reused buffer, decodes every complete

@@ -2,6 +2,7 @@ import CLibevent
 import Dispatch
 import Foundation
 import GatewayModels
+import HTTPInterface
 import Synchronization
 
 /// One libevent `event_base` and the dedicated thread that runs it.

@@ -1,4 +1,5 @@
 import CLibevent
+import HTTPInterface
 
 /// Reads what arrived with an `evhttp_request` (a client's request on the server side, or
 /// the origin's response on the client side) into plain values. On the loop thread that

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import HTTPInterface
 import Logging
 
 /// The HTTP server: `threads` event loops, each with its own listening socket on one shared

@@ -1,4 +1,5 @@
 import CLibevent
+import HTTPInterface
 
 /// Requests to origins from one loop: one connection pool per origin, and a non-blocking DNS
 /// resolver (evdns), all on the loop's thread.

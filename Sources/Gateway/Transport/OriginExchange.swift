@@ -1,5 +1,6 @@
 import CLibevent
 import COpenSSL
+import HTTPInterface
 
 /// One request to the origin, from the moment it asks for a connection until its completion
 /// handler has run.

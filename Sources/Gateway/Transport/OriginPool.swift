@@ -2,6 +2,7 @@ import BodyCompression
 import CLibevent
 import COpenSSL
 import GatewayModels
+import HTTPInterface
 
 /// The keep-alive connections to one origin on one loop, run by an `OriginPoolState`.
 ///

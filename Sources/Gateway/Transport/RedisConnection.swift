@@ -2,6 +2,7 @@ import CHiredis
 import CLibevent
 import Dispatch
 import Glibc
+import HTTPInterface
 import Logging
 
 /// One hiredis async connection to Redis, on one event loop (hiredis contexts are not

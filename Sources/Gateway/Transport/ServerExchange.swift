@@ -1,5 +1,6 @@
 import Dispatch
 import GatewayModels
+import HTTPInterface
 import Logging
 import Synchronization
 

@@ -1,5 +1,6 @@
 import DemoOrigin
 import Foundation
+@testable import HTTPInterface
 import Logging
 import Testing
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+@testable import HTTPInterface
 import Logging
 import Testing
 import TestSupport

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HTTPInterface
 import Testing
 @testable import Gateway
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GatewayModels
+@testable import HTTPInterface
 import Logging
 @testable import Gateway
 

@@ -1,5 +1,6 @@
 import BodyCompression
 import Foundation
+@testable import HTTPInterface
 import Logging
 @testable import Gateway
 import GatewayModels

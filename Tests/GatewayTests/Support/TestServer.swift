@@ -1,4 +1,5 @@
 import Foundation
+@testable import HTTPInterface
 import Logging
 @testable import Gateway
 

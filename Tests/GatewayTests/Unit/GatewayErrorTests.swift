@@ -1,4 +1,5 @@
 import GatewayModels
+@testable import HTTPInterface
 import Testing
 @testable import Gateway
 

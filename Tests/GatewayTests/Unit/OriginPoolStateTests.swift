@@ -1,3 +1,4 @@
+@testable import HTTPInterface
 import Testing
 import TestSupport
 @testable import Gateway

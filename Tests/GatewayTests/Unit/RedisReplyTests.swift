@@ -1,5 +1,6 @@
 import CHiredis
 import Foundation
+@testable import HTTPInterface
 import Testing
 @testable import Gateway
 

@@ -1,3 +1,4 @@
+@testable import HTTPInterface
 import Testing
 @testable import Gateway
 

@@ -1,4 +1,5 @@
 import BodyCompression
+@testable import HTTPInterface
 import Testing
 @testable import Gateway
 

@@ -1,3 +1,4 @@
+@testable import HTTPInterface
 import Logging
 import Testing
 @testable import Gateway

@@ -14,12 +14,12 @@ public enum RequestID {
         return candidate
     }
 
-    static func isAcceptable(_ candidate: String) -> Bool {
+    package static func isAcceptable(_ candidate: String) -> Bool {
         isAcceptable(candidate.utf8)
     }
 
     /// `isAcceptable` on the bytes of a header value.
-    static func isAcceptable(_ utf8: some Collection<UInt8>) -> Bool {
+    package static func isAcceptable(_ utf8: some Collection<UInt8>) -> Bool {
         guard (1...128).contains(utf8.count) else { return false }
         return utf8.allSatisfy { byte in
             switch byte {
@@ -44,7 +44,7 @@ public enum RequestID {
     }
 
     /// Appends a new id (as `generate` makes them) to `bytes`, without making a String.
-    static func appendGenerated(to bytes: inout [UInt8]) {
+    package static func appendGenerated(to bytes: inout [UInt8]) {
         let count = counter.add(1, ordering: .relaxed).newValue
         bytes.append(contentsOf: processPrefixBytes)
         HexIDs.appendHex16(HexIDs.scramble(count), to: &bytes)

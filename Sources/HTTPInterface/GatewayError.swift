@@ -31,9 +31,9 @@ public struct GatewayError: Error, Sendable, Equatable {
         self.headers = headers
     }
 
-    static let typePrefix = "urn:open-market-gateway:problem:"
+    package static let typePrefix = "urn:open-market-gateway:problem:"
     /// Problem bodies' media type; the transport adds `traceId` to bodies of this type.
-    static let problemContentType = "application/problem+json"
+    package static let problemContentType = "application/problem+json"
 
     /// This error with one more response header.
     public func adding(header name: String, _ value: String) -> GatewayError {
@@ -111,7 +111,7 @@ public struct GatewayError: Error, Sendable, Equatable {
 
     /// 429: the client spent its budget (`policy`); `Retry-After` says when one more
     /// request fits. The transport adds the `RateLimit` fields.
-    static func rateLimited(policy: String, retryAfterSeconds: Int) -> GatewayError {
+    package static func rateLimited(policy: String, retryAfterSeconds: Int) -> GatewayError {
         GatewayError(
             status: 429, type: typePrefix + "rate-limited", title: "Too many requests",
             detail: "This client has used its \(policy) budget; retry after \(retryAfterSeconds) s.",

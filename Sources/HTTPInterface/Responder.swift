@@ -7,8 +7,8 @@ public protocol ResponseSink: Sendable {
 /// Handed to every handler with its request. Call `send` or `fail` exactly once, from any
 /// thread, even when the client has gone: the transport releases the request only then.
 public struct Responder: Sendable {
-    let sink: any ResponseSink
-    let requestID: String
+    package let sink: any ResponseSink
+    package let requestID: String
 
     public init(sink: any ResponseSink, requestID: String) {
         self.sink = sink

@@ -33,7 +33,7 @@ public struct OriginRequest: Sendable {
 
     /// Only these are retried (once, on a reused connection that broke before any byte of
     /// the response): repeating them cannot create or change anything.
-    var isIdempotent: Bool { method == .get || method == .head }
+    package var isIdempotent: Bool { method == .get || method == .head }
 }
 
 /// The origin's answer, its body already gunzipped.

@@ -39,7 +39,7 @@ public struct OriginEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// `text` with any `user:password@` replaced by `***@`, so errors and logs never carry
     /// credentials.
-    static func withoutUserInformation(_ text: String) -> String {
+    package static func withoutUserInformation(_ text: String) -> String {
         guard let schemeEnd = text.range(of: "://") else { return text }
         let rest = text[schemeEnd.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex

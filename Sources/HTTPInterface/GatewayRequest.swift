@@ -65,9 +65,9 @@ public struct GatewayRequest: Sendable {
 }
 
 /// Percent-decoding of URL components (RFC 3986 §2.1).
-enum PercentDecoding {
+package enum PercentDecoding {
     /// The decoded text, or nil when an escape is malformed or the bytes are not UTF-8.
-    static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
+    package static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
         if !text.utf8.contains(UInt8(ascii: "%")) && !(plusIsSpace && text.utf8.contains(UInt8(ascii: "+"))) {
             return String(text)
         }

@@ -67,7 +67,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// Whether the comma-separated `list` has `token` as one of its elements (ASCII case
     /// insensitive, spaces around elements ignored), without allocating.
-    static func listContains(_ list: String, _ token: String) -> Bool {
+    package static func listContains(_ list: String, _ token: String) -> Bool {
         var list = list
         var token = token
         return list.withUTF8 { items in
@@ -81,14 +81,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     /// ASCII case-insensitive equality, without allocating (header names are ASCII tokens).
-    static func sameName(_ a: String, _ b: String) -> Bool {
+    package static func sameName(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
         var a = a
         var b = b
         return a.withUTF8 { x in b.withUTF8 { y in equalIgnoringASCIICase(x, y) } }
     }
 
-    static func equalIgnoringASCIICase(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func equalIgnoringASCIICase(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
         guard x.count == y.count else { return false }
         for index in 0..<x.count {
             let a = x[index]
@@ -103,7 +103,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 extension Substring {
     /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    func trimmingSpaces() -> String {
+    package func trimmingSpaces() -> String {
         var slice = self[...]
         while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
         while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
@@ -112,5 +112,5 @@ extension Substring {
 }
 
 extension String {
-    func trimmingSpaces() -> String { self[...].trimmingSpaces() }
+    package func trimmingSpaces() -> String { self[...].trimmingSpaces() }
 }
