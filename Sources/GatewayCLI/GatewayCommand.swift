@@ -76,14 +76,14 @@ struct GatewayCommand: ParsableCommand {
             var configuration = try makeConfiguration()
             // Without --origin the gateway brings its own: the demo origin on a loopback port,
             // in the chosen generation, writing as its first vendor unless told otherwise.
-            if configuration.origin == nil {
+            if configuration.origin.url == nil {
                 var demo = DemoOriginConfiguration()
-                demo.generation = configuration.readPath.generation
+                demo.generation = configuration.origin.generation
                 let origin = DemoOrigin(configuration: demo, logger: Logger(label: "demo-origin"))
                 demoOrigin = origin
-                configuration.origin = try origin.start().absoluteString
-                if configuration.originVendorIdentifier == nil, configuration.readPath.generation != .v1 {
-                    configuration.originVendorIdentifier = demo.vendors.first?.identifier
+                configuration.origin.url = try origin.start().absoluteString
+                if configuration.origin.vendorIdentifier == nil, configuration.origin.generation != .v1 {
+                    configuration.origin.vendorIdentifier = demo.vendors.first?.identifier
                 }
             }
             let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)

@@ -41,7 +41,7 @@ public enum GatewayApplication {
         }
     }
 
-    /// The routes of a gateway in front of `configuration.origin`: product reads and writes
+    /// The routes of a gateway in front of `configuration.origin.url`: product reads and writes
     /// with signed image URLs, the image route, liveness, readiness and metrics.
     public struct OriginRoutes: Sendable {
         public let router: Router
@@ -55,14 +55,14 @@ public enum GatewayApplication {
         public let replicaListener: (any ReplicaListener)?
     }
 
-    /// Everything a gateway in front of `configuration.origin` serves. The parts are returned
+    /// Everything a gateway in front of `configuration.origin.url` serves. The parts are returned
     /// besides the router (tests look into their caches).
     ///
     /// - Throws: `OriginEndpointError` for an unusable origin URL, `ImageSigningKeyError`
     ///   when the signing key cannot be read or created, or a file-system error when the
     ///   image cache directory cannot be created.
     public static func originRoutes(configuration: GatewayConfiguration, metrics: GatewayMetrics) throws -> OriginRoutes {
-        let endpoint = try OriginEndpoint(url: configuration.origin ?? "")
+        let endpoint = try OriginEndpoint(url: configuration.origin.url ?? "")
         if configuration.redis != nil, configuration.images.signingKey == nil {
             throw ImageSigningKeyError(reason: "--redis-url needs --image-signing-key: every replica must sign image URLs with the same key")
         }
@@ -71,35 +71,35 @@ public enum GatewayApplication {
         try ImageProcessor.start()
         let signer = try ImageSigner.make(for: configuration.images)
         let images = try ImageReads(origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics)
-        let client = configuration.originClient
+        let client = configuration.origin.client
         let shared = configuration.redis.map { _ in
             SharedPages(
                 prefix: ReplicaNamespace.pages(
-                    origin: endpoint.description, generation: configuration.readPath.generation,
+                    origin: endpoint.description, generation: configuration.origin.generation,
                     signingKey: Array(signer.token(for: "open-market-gateway:shared-pages").utf8), publicURL: configuration.images.publicURL),
                 staleIfError: configuration.readPath.cache.staleIfError, lockTime: client.connectTimeout + client.requestTimeout,
                 waitBound: client.connectTimeout + client.requestTimeout, metrics: metrics)
         }
         let reads = ProductReads(
-            endpoint: endpoint, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
+            endpoint: endpoint, generation: configuration.origin.generation, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
             imageURL: images.imageURL, shared: shared)
         // A retry waits for the running create with its key as long as that can take.
-        let waitBound = configuration.originClient.requestTimeout + .seconds(1)
+        let waitBound = configuration.origin.client.requestTimeout + .seconds(1)
         let idempotency: any IdempotencyLedger = configuration.redis == nil
             ? LocalIdempotency(waitBound: waitBound)
             : SharedIdempotency(
-                namespace: ReplicaNamespace.writes(origin: endpoint.description, generation: configuration.readPath.generation),
+                namespace: ReplicaNamespace.writes(origin: endpoint.description, generation: configuration.origin.generation),
                 waitBound: waitBound,
-                lease: configuration.originClient.connectTimeout + configuration.originClient.requestTimeout + .seconds(30))
+                lease: configuration.origin.client.connectTimeout + configuration.origin.client.requestTimeout + .seconds(30))
         let writes = ProductWrites(
-            endpoint: endpoint, generation: configuration.readPath.generation, vendorIdentifier: configuration.originVendorIdentifier,
+            endpoint: endpoint, generation: configuration.origin.generation, vendorIdentifier: configuration.origin.vendorIdentifier,
             limits: DraftLimits(maxImageBytes: configuration.images.originImageMaxBytes), reads: reads, imageURL: images.imageURL,
             idempotency: idempotency,
             preparer: UploadFitter(
                 maxBytes: configuration.images.originImageMaxBytes, maxSourceBytes: configuration.images.maxImageBytes,
                 maxPixels: configuration.images.maxPixels, timeLimit: configuration.images.renderTimeout),
             workers: images.workers)
-        let readiness = Readiness(endpoint: endpoint, generation: configuration.readPath.generation)
+        let readiness = Readiness(endpoint: endpoint, generation: configuration.origin.generation)
         let purger = CachePurger(reads: reads, images: images)
         return OriginRoutes(
             router: router(

@@ -63,6 +63,8 @@ public final class ProductReads: Sendable {
     let cache: PageCache
     let configuration: ReadPathConfiguration
     public let endpoint: OriginEndpoint
+    /// The origin's API generation (paths and field mapping).
+    let generation: OriginGeneration
     let metrics: GatewayMetrics
     let compression: ResponseCompression
     /// Rewrites every thumbnail and image URL (into signed `/v1/images/…` URLs).
@@ -85,11 +87,12 @@ public final class ProductReads: Sendable {
     static let searchUnsupported = GatewayError(status: 501, detail: "Search is not supported by this origin.")
 
     init(
-        endpoint: OriginEndpoint, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics,
+        endpoint: OriginEndpoint, generation: OriginGeneration, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics,
         imageURL: @escaping ImageURLRewriter = identityImageURL, shared: SharedPages? = nil
     ) {
         self.shared = shared
         self.endpoint = endpoint
+        self.generation = generation
         self.imageURL = imageURL
         self.configuration = configuration
         self.compression = compression
@@ -110,7 +113,7 @@ public final class ProductReads: Sendable {
             switch ListQueryParameters.parse(request) {
             case .failure(let error):
                 responder.fail(error)
-            case .success(let query) where query.search != nil && !configuration.generation.supportsSearch:
+            case .success(let query) where query.search != nil && !generation.supportsSearch:
                 responder.fail(Self.searchUnsupported)
             case .success(let query):
                 serve(.list(query), request: request, context: context, responder: responder)
@@ -284,7 +287,7 @@ public final class ProductReads: Sendable {
         }
         let target: String
         switch kind {
-        case .list(let query) where configuration.generation == .v1:
+        case .list(let query) where self.generation == .v1:
             let pages = OriginGeneration.v1OriginPages(for: query)
             // The last page is read only for the item after this page's last when the page
             // ends where an origin page ends.
@@ -302,8 +305,8 @@ public final class ProductReads: Sendable {
                 }
             }
             return
-        case .list(let query): target = configuration.generation.listTarget(query)
-        case .detail(let id): target = configuration.generation.detailTarget(id: id)
+        case .list(let query): target = self.generation.listTarget(query)
+        case .detail(let id): target = self.generation.detailTarget(id: id)
         }
         let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID, trace: request.trace)
         origin.send(originRequest, to: endpoint) { [self] result in
@@ -436,12 +439,12 @@ public final class ProductReads: Sendable {
                 hasNextPage = contract.hasNextPage
                 identity = contract.jsonBytes()
             case (.list(let query), .body(let body)):
-                let contract = try configuration.generation.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL)
+                let contract = try self.generation.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL)
                 hasNextPage = contract.hasNextPage
                 identity = contract.jsonBytes()
                 timeToLive = configuration.listTimeToLive
             case (.detail, .body(let body)):
-                identity = try configuration.generation.detailJSON(bytes: body, locale: locale, imageURL: imageURL)
+                identity = try self.generation.detailJSON(bytes: body, locale: locale, imageURL: imageURL)
                 timeToLive = configuration.detailTimeToLive
             case (.detail, .v1):
                 preconditionFailure("details are one origin request")

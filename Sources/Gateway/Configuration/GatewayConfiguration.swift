@@ -13,11 +13,8 @@ public struct GatewayConfiguration: Sendable {
     /// Event loops, each with its own thread, event_base, listening socket and connections,
     /// all on one port.
     public var threads: Int = GatewayConfiguration.defaultThreads
-    /// The origin's base URL; nil runs the gateway on its embedded demo origin.
-    public var origin: String?
-    /// The v2/v2b vendor `identifier` sent with writes when the request carries no
-    /// `Vendor-Identifier`. A secret: never logged.
-    public var originVendorIdentifier: String?
+    /// The origin: its URL, generation, vendor identifier, trusted CAs and client limits.
+    public var origin = OriginConfiguration()
     /// The largest request body accepted; larger ones get 413 before they are buffered.
     public var maxBodyBytes: Int = 4 * 1024 * 1024
     /// The largest body of a write that may carry images (``uploadRoutes``): five phone photos
@@ -52,10 +49,6 @@ public struct GatewayConfiguration: Sendable {
     public var listenBacklog: Int = 1024
     /// When and how responses are gzipped.
     public var compression = ResponseCompression()
-    /// Limits of the origin client (per loop).
-    public var originClient = OriginClientConfiguration()
-    /// A PEM file of CAs trusted for an https origin instead of the system's.
-    public var originCAFile: String?
     /// Caching and mapping of the product read path.
     public var readPath = ReadPathConfiguration()
     /// Signed image URLs, image fetching and the image cache.

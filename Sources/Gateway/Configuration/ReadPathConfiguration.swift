@@ -2,8 +2,6 @@ import GatewayModels
 
 /// How the product read path caches and talks to the origin.
 public struct ReadPathConfiguration: Sendable {
-    /// The origin's API generation (paths and field mapping).
-    public var generation: OriginGeneration = .v1
     /// Freshness of list pages and of product details.
     public var listTimeToLive: Duration = .seconds(30)
     public var detailTimeToLive: Duration = .seconds(60)

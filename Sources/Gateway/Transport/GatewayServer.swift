@@ -87,7 +87,7 @@ public final class GatewayServer: Sendable {
         var loops: [ServerLoop] = []
         var port = configuration.port
         var originTLS: TLSContext?
-        if let origin = configuration.origin {
+        if let origin = configuration.origin.url {
             let endpoint: OriginEndpoint
             do {
                 endpoint = try OriginEndpoint(url: origin)
@@ -96,7 +96,7 @@ public final class GatewayServer: Sendable {
             }
             // Image hosts may be https even when the origin is not.
             if endpoint.scheme == .https || !configuration.images.allowedHosts.isEmpty {
-                originTLS = try TLSContext.client(caFile: configuration.originCAFile)
+                originTLS = try TLSContext.client(caFile: configuration.origin.caFile)
             }
         }
         let threads = max(1, configuration.threads)
@@ -128,9 +128,9 @@ public final class GatewayServer: Sendable {
                 })
         }
         if let limiter = core.rateLimiter, limiter.shared, let first = loops.first, let redis = first.redis, let listener = core.replicaListener,
-            let origin = configuration.origin
+            let origin = configuration.origin.url
         {
-            let namespace = ReplicaNamespace.rateLimits(origin: origin, generation: configuration.readPath.generation)
+            let namespace = ReplicaNamespace.rateLimits(origin: origin, generation: configuration.origin.generation)
             first.rateLimitSync = RateLimitSync(limiter: limiter, redis: redis, prefix: namespace, channel: listener.channel, metrics: core.metrics)
         }
         for serverLoop in loops { serverLoop.loop.start() }

@@ -45,8 +45,8 @@ final class ServerLoop: @unchecked Sendable {
         self.core = core
         inputs = ConnectionInputPool(limits: core.requestLimits)
         requestMetrics = RequestMetrics(metrics: core.metrics)
-        originClient = core.configuration.origin == nil
-            ? nil : OriginClient(loop: loop, configuration: core.configuration.originClient, tls: originTLS, metrics: core.metrics)
+        originClient = core.configuration.origin.url == nil
+            ? nil : OriginClient(loop: loop, configuration: core.configuration.origin.client, tls: originTLS, metrics: core.metrics)
         redis = core.configuration.redis.map {
             RedisConnection(loop: loop, configuration: $0, health: core.redisHealth, logger: core.logger, metrics: core.metrics)
         }

@@ -49,13 +49,13 @@ struct OriginOptions: ConfigurationOptions {
     }
 
     func apply(to configuration: inout GatewayConfiguration) {
-        configuration.origin = origin
-        configuration.readPath.generation = OriginGeneration(rawValue: originGeneration) ?? .v1
-        configuration.originVendorIdentifier = originVendorIdentifier
-        configuration.originClient.connectTimeout = .seconds(originConnectTimeout)
-        configuration.originClient.requestTimeout = .seconds(originTimeout)
-        configuration.originClient.maxConnectionsPerLoop = originMaxConnections
-        configuration.originCAFile = originCaFile
+        configuration.origin.url = origin
+        configuration.origin.generation = OriginGeneration(rawValue: originGeneration) ?? .v1
+        configuration.origin.vendorIdentifier = originVendorIdentifier
+        configuration.origin.client.connectTimeout = .seconds(originConnectTimeout)
+        configuration.origin.client.requestTimeout = .seconds(originTimeout)
+        configuration.origin.client.maxConnectionsPerLoop = originMaxConnections
+        configuration.origin.caFile = originCaFile
         // Image hosts are resolved within the origin's connect time.
         configuration.images.resolveTimeout = .seconds(originConnectTimeout)
     }

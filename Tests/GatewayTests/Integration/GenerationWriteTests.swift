@@ -128,7 +128,7 @@ extension IntegrationTests {
         /// The read of the current prices times out: nothing was changed, and the answer says so.
         @Test func aPriceReadThatTimesOutChangesNothing() async throws {
             try await ReadPathHarness.with(
-                generation: .v2b, demo: { $0.faults.latencyMs = 700 }, configure: { $0.originClient.requestTimeout = .milliseconds(250) }
+                generation: .v2b, demo: { $0.faults.latencyMs = 700 }, configure: { $0.origin.client.requestTimeout = .milliseconds(250) }
             ) { harness in
                 let port = harness.port
                 let answer = try await offPool {
@@ -147,7 +147,7 @@ extension IntegrationTests {
         /// key is scoped by the credentials sent with it (the secret and the identifier), so the
         /// retry is another client's key and creates; it does not replay the stored refusal.
         @Test func theIdempotencyKeyIsScopedByTheIdentifier() async throws {
-            try await ReadPathHarness.with(generation: .v2b, configure: { $0.originVendorIdentifier = nil }) { harness in
+            try await ReadPathHarness.with(generation: .v2b, configure: { $0.origin.vendorIdentifier = nil }) { harness in
                 let port = harness.port
                 let (wrong, right) = try await offPool {
                     let client = try RawHTTPClient(port: port)
@@ -207,7 +207,7 @@ extension IntegrationTests {
 
         @Test(arguments: [OriginGeneration.v2, .v2b])
         func aWriteWithoutAnyIdentifierIsRefusedBeforeTheOrigin(_ generation: OriginGeneration) async throws {
-            try await ReadPathHarness.with(generation: generation, configure: { $0.originVendorIdentifier = nil }) { harness in
+            try await ReadPathHarness.with(generation: generation, configure: { $0.origin.vendorIdentifier = nil }) { harness in
                 let port = harness.port
                 let (missing, both) = try await offPool {
                     let client = try RawHTTPClient(port: port)

@@ -34,10 +34,10 @@ extension IntegrationTests {
         /// A gateway in front of `origin`, logging through `handler`.
         static func gateway(_ origin: TracingOrigin, handler: BatchedLogHandler? = nil) throws -> GatewayServer {
             var configuration = GatewayConfiguration.loopback()
-            configuration.origin = "http://127.0.0.1:\(origin.server.port)"
+            configuration.origin.url = "http://127.0.0.1:\(origin.server.port)"
             let metrics = GatewayMetrics()
             let reads = ProductReads(
-                endpoint: try OriginEndpoint(url: configuration.origin!), configuration: configuration.readPath,
+                endpoint: try OriginEndpoint(url: configuration.origin.url!), generation: .v1, configuration: configuration.readPath,
                 compression: configuration.compression, metrics: metrics)
             let logger = handler.map { handler in Logger(label: "gateway") { _ in handler } } ?? .quiet("gateway")
             let gateway = GatewayServer(

@@ -14,7 +14,7 @@ extension IntegrationTests {
         @Test func aColdV1ListAsksItsPageAndItsReadAheadPageAtOnce() async throws {
             try await ReadPathHarness.with(
                 threads: 1, demo: { $0.shutdownGrace = .milliseconds(100) },
-                configure: { $0.originClient.requestTimeout = .seconds(2) }
+                configure: { $0.origin.client.requestTimeout = .seconds(2) }
             ) { harness in
                 harness.origin.setFaults(DemoFaults(latencyMs: 4_000))
                 let port = harness.port

@@ -151,7 +151,7 @@ extension IntegrationTests {
         }
 
         @Test func aSlowOriginTimesOutAs504AndDoesNotStallTheLoop() async throws {
-            try await ReadPathHarness.with(threads: 1, configure: { $0.originClient.requestTimeout = .milliseconds(500) }) { harness in
+            try await ReadPathHarness.with(threads: 1, configure: { $0.origin.client.requestTimeout = .milliseconds(500) }) { harness in
                 harness.origin.setFaults(DemoFaults(latencyMs: 3000))
                 let port = harness.port
                 let (health, slow) = try await offPool { () -> (RawHTTPClient.Response, RawHTTPClient.Response) in

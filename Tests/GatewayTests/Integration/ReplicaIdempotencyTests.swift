@@ -87,8 +87,8 @@ extension IntegrationTests {
         @Test func aRetryPastTheWaitBoundIs409() async throws {
             try await ReplicaHarness.with { harness in
                 harness.origin.setFaults(DemoFaults(latencyMs: 2500))
-                let a = try harness.start { $0.originClient.requestTimeout = .seconds(5) }
-                let b = try harness.start { $0.originClient.requestTimeout = .milliseconds(500) }
+                let a = try harness.start { $0.origin.client.requestTimeout = .seconds(5) }
+                let b = try harness.start { $0.origin.client.requestTimeout = .milliseconds(500) }
                 let (first, retry) = try await offPool {
                     let group = DispatchGroup()
                     nonisolated(unsafe) var first: RawHTTPClient.Response?

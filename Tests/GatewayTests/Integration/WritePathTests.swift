@@ -172,7 +172,7 @@ extension IntegrationTests {
         }
 
         @Test func aTimedOutWriteAnswers504AndIsNotResent() async throws {
-            try await ReadPathHarness.with(configure: { $0.originClient.requestTimeout = .milliseconds(300) }) { harness in
+            try await ReadPathHarness.with(configure: { $0.origin.client.requestTimeout = .milliseconds(300) }) { harness in
                 harness.origin.setFaults(DemoFaults(latencyMs: 1500))
                 let port = harness.port
                 let response = try await offPool {

@@ -49,10 +49,10 @@ extension IntegrationTests {
             let logger = Logger(label: "gateway") { _ in handler }
 
             var configuration = GatewayConfiguration.loopback()
-            configuration.origin = "http://127.0.0.1:\(origin.server.port)"
+            configuration.origin.url = "http://127.0.0.1:\(origin.server.port)"
             let metrics = GatewayMetrics()
             let reads = ProductReads(
-                endpoint: try OriginEndpoint(url: configuration.origin!), configuration: configuration.readPath,
+                endpoint: try OriginEndpoint(url: configuration.origin.url!), generation: .v1, configuration: configuration.readPath,
                 compression: configuration.compression, metrics: metrics)
             let writes = ProductWrites(endpoint: reads.endpoint, generation: .v1, reads: reads)
             let gateway = GatewayServer(

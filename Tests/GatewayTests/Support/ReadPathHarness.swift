@@ -42,8 +42,8 @@ struct ReadPathHarness {
         let url = try origin.start()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("read-path-\(UUID().uuidString)").path
         var configuration = GatewayConfiguration.testing(origin: url, threads: threads)
-        configuration.readPath.generation = generation
-        if generation != .v1 { configuration.originVendorIdentifier = demoConfiguration.vendors.first?.identifier }
+        configuration.origin.generation = generation
+        if generation != .v1 { configuration.origin.vendorIdentifier = demoConfiguration.vendors.first?.identifier }
         configuration.images.cacheDirectory = directory
         configure(&configuration)
         let metrics = GatewayMetrics()
@@ -73,7 +73,7 @@ extension GatewayConfiguration {
     /// A gateway on 127.0.0.1 and a free port, with `threads` loops, in front of `origin`.
     static func testing(origin: URL, threads: Int = 2) -> GatewayConfiguration {
         var configuration = loopback(threads: threads)
-        configuration.origin = origin.absoluteString
+        configuration.origin.url = origin.absoluteString
         return configuration
     }
 }

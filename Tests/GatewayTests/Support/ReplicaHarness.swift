@@ -55,8 +55,8 @@ final class ReplicaHarness: Sendable {
     /// The configuration every replica shares (each gets a cache directory of its own).
     func configuration() -> GatewayConfiguration {
         var configuration = GatewayConfiguration.testing(origin: originURL, threads: 2)
-        configuration.readPath.generation = generation
-        if generation != .v1 { configuration.originVendorIdentifier = DemoOriginConfiguration().vendors.first?.identifier }
+        configuration.origin.generation = generation
+        if generation != .v1 { configuration.origin.vendorIdentifier = DemoOriginConfiguration().vendors.first?.identifier }
         configuration.images.cacheDirectory = directory + "/\(UUID().uuidString)"
         configuration.images.signingKey = "replica-test-signing-key"
         var redisConfiguration = try! RedisConfiguration(url: redis.url)

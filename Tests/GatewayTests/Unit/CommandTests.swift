@@ -100,7 +100,7 @@ import Testing
         #expect(configuration.host == "127.0.0.1")
         #expect(configuration.port == 0)
         #expect(configuration.threads == 3)
-        #expect(configuration.origin == "https://origin.example")
+        #expect(configuration.origin.url == "https://origin.example")
         #expect(configuration.maxBodyBytes == 1000)
         #expect(configuration.maxHeaderBytes == 4096)
         #expect(configuration.idleTimeout == .milliseconds(2500))
@@ -137,11 +137,11 @@ import Testing
 
     @Test func originGenerationAndVendorIdentifier() throws {
         let configuration = try GatewayCommand.parse(["--origin-generation", "v2b", "--origin-vendor-identifier", "5e1e3f0a"]).gatewayConfiguration
-        #expect(configuration.readPath.generation == .v2b)
-        #expect(configuration.originVendorIdentifier == "5e1e3f0a")
+        #expect(configuration.origin.generation == .v2b)
+        #expect(configuration.origin.vendorIdentifier == "5e1e3f0a")
         let defaults = try GatewayCommand.parse([]).gatewayConfiguration
-        #expect(defaults.readPath.generation == .v1)
-        #expect(defaults.originVendorIdentifier == nil)
+        #expect(defaults.origin.generation == .v1)
+        #expect(defaults.origin.vendorIdentifier == nil)
     }
 
     @Test func refusesBadValues() {

@@ -35,7 +35,7 @@ import Testing
         var configuration = ReadPathConfiguration()
         configure(&configuration)
         let reads = ProductReads(
-            endpoint: try OriginEndpoint(url: "http://origin.test"), configuration: configuration, compression: ResponseCompression(),
+            endpoint: try OriginEndpoint(url: "http://origin.test"), generation: .v1, configuration: configuration, compression: ResponseCompression(),
             metrics: GatewayMetrics())
         var router = Router()
         reads.register(in: &router)

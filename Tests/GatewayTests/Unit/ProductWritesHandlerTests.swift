@@ -12,10 +12,8 @@ import Testing
     static let json: HTTPHeaders = ["Content-Type": "application/json"]
 
     static func harness(_ generation: OriginGeneration, answer: @escaping FakeOrigin.Answer) throws -> HandlerHarness {
-        var configuration = ReadPathConfiguration()
-        configuration.generation = generation
         let endpoint = try OriginEndpoint(url: "http://origin.test")
-        let reads = ProductReads(endpoint: endpoint, configuration: configuration, compression: ResponseCompression(), metrics: GatewayMetrics())
+        let reads = ProductReads(endpoint: endpoint, generation: generation, configuration: ReadPathConfiguration(), compression: ResponseCompression(), metrics: GatewayMetrics())
         let writes = ProductWrites(endpoint: endpoint, generation: generation, vendorIdentifier: vendor, reads: reads)
         var router = Router()
         reads.register(in: &router)

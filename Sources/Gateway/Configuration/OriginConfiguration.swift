@@ -1,0 +1,19 @@
+import GatewayModels
+
+/// The origin, in one place: where it is, which API generation it speaks, who the gateway
+/// writes as, what it trusts, and the limits of the client that talks to it.
+public struct OriginConfiguration: Sendable {
+    /// The origin's base URL; nil runs the gateway on its embedded demo origin.
+    public var url: String?
+    /// The origin's API generation (paths, field mapping, write sequences).
+    public var generation: OriginGeneration = .v1
+    /// The v2/v2b vendor `identifier` sent with writes when the request carries no
+    /// `Vendor-Identifier`. A secret: never logged.
+    public var vendorIdentifier: String?
+    /// A PEM file of CAs trusted for an https origin instead of the system's.
+    public var caFile: String?
+    /// Limits of the origin client (per loop).
+    public var client = OriginClientConfiguration()
+
+    public init() {}
+}
