@@ -68,7 +68,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // A stand-in for the v1 origin on the gateway's transport: tests, benchmarks, and the
+        // A stand-in for the origin (v1, v2 and v2b) on the gateway's transport: tests, benchmarks, and the
         // gateway's default run without --origin.
         .target(
             name: "DemoOrigin",

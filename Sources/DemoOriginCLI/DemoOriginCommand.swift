@@ -21,7 +21,7 @@ struct DemoOriginCommand: ParsableCommand {
             5e1e3f0a-6a4c-11ed-a1eb-0242ac120002 / demo-secret-1; vendor 2: \
             7c9d2b1e-6a4c-11ed-a1eb-0242ac120002 / demo-secret-2). Every generation serves the item \
             images (/images/{file}, /thumbnails/{file}) and /__admin/ (faults, counts, reset, catalogue). \
-            See the README's "Demo origin".
+            See docs/contract.md, "The demo origin".
             """)
 
     @Option(help: "Address to listen on.")

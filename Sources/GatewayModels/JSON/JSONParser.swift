@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Why not `JSONDecoder`: the read path decodes an origin page on every cache miss. On the
 /// 20-item v1 sample a typed `Decodable` pass through Foundation took ~115 µs; this parser builds
-/// the tree in ~40 µs and the origin shape is read from it in ~20 µs more (README, "Speed"). Numbers are built as `Decimal` straight from their digits: up to
+/// the tree in ~40 µs and the origin shape is read from it in ~20 µs more (docs/performance.md, "Contract mapping"). Numbers are built as `Decimal` straight from their digits: up to
 /// 19 significant digits from integer arithmetic (`Decimal(sign:exponent:significand:)`), longer
 /// ones through `Decimal(string:)`; never through `Double`.
 ///

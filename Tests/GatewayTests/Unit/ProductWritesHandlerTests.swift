@@ -69,6 +69,23 @@ import Testing
         #expect(harness.origin.requests.map(\.target) == ["/api/products/16/archived"])
     }
 
+    /// v2: an update of only the buyer's price needs the list price the origin has now (never
+    /// the cache's): it is read first, then the discount amount is sent.
+    @Test func aV2UpdateOfOnePriceReadsTheOriginsPricesFirst() async throws {
+        let harness = try Self.harness(.v2) { _ in FakeOrigin.ok(Self.product) }
+        let response = await harness.start(GatewayRequest(
+            method: .patch, path: "/v1/products/16", headers: Self.json, body: Array(#"{"discountedPrice":1500,"password":"vendor-secret"}"#.utf8))
+        ).response
+        #expect(response.status == 200)
+        let requests = harness.origin.requests
+        #expect(requests.map(\.method) == [.get, .patch])
+        #expect(requests.map(\.target) == ["/api/products/16", "/api/products/16"])
+        let sent = try #require(try JSONSerialization.jsonObject(with: Data(requests[1].body)) as? [String: Any])
+        #expect(sent["discounted_price"] as? Int == 500, "the sample's price is 2000: 2000 - 1500")
+        #expect(sent["secret"] as? String == "vendor-secret")
+        #expect(requests[0].body.isEmpty)
+    }
+
     /// The same `Idempotency-Key` and body again: the first answer, replayed, and one origin
     /// request in all.
     @Test func aRepeatedIdempotencyKeyReplaysTheFirstAnswer() async throws {
