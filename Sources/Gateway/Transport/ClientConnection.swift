@@ -114,16 +114,15 @@ final class ClientConnection: @unchecked Sendable {
             copenssl_set_nonblocking_writes(ssl)
             copenssl_release_idle_buffers(ssl)
         }
-        // Unmanaged: passUnretained, for all three events. The loop's connection table keeps
-        // this object until `close`, which frees the events first.
+        // Unmanaged: passUnretained, for the read event and the timer here (and the write event
+        // in `armWrite`). The loop's connection table keeps this object until `close`, which
+        // frees the events first.
         let context = Unmanaged.passUnretained(self).toOpaque()
         let base = server.loop.base
-        guard let readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), connectionReadCallback, context),
-            let timer = event_new(base, -1, 0, connectionTimerCallback, context)
-        else {
-            // Only what was made is freed: the caller closes the socket and the session.
-            self.readEvent = nil
-            self.timer = nil
+        guard let readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), connectionReadCallback, context) else { return nil }
+        guard let timer = event_new(base, -1, 0, connectionTimerCallback, context) else {
+            // The caller closes the socket and the session; the read event is this init's.
+            event_free(readEvent)
             return nil
         }
         self.readEvent = readEvent
@@ -332,6 +331,8 @@ final class ClientConnection: @unchecked Sendable {
                 }
                 if head.expectsContinue && head.minorVersion >= 1 && end - start == head.length {
                     send(raw: HTTPStatus.continueResponse)
+                    // The write failed (the client reset): the connection is gone.
+                    if phase == .closed { return }
                 }
                 armReading(.body)
             case .complete(let message):
@@ -778,8 +779,10 @@ final class ClientConnection: @unchecked Sendable {
         if hasPendingOutput { flush() }
     }
 
+    /// Arms the write event, making it on first use; when it cannot be made, the connection
+    /// closes (the caller checks `phase`, as after any write).
     private func armWrite() {
-        guard !writeArmed else { return }
+        guard !writeArmed, phase != .closed else { return }
         if writeEvent == nil {
             // Unmanaged: passUnretained, as for the read event (see init).
             writeEvent = event_new(
@@ -791,7 +794,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func disarmWrite() {
-        guard writeArmed else { return }
+        guard writeArmed, phase != .closed else { return }
         writeArmed = false
         event_del(writeEvent)
     }
@@ -803,7 +806,7 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     private func resumeReading() {
-        guard readPaused, !inputClosed else { return }
+        guard readPaused, !inputClosed, phase != .closed else { return }
         readPaused = false
         event_add(readEvent, nil)
     }
@@ -863,6 +866,10 @@ final class ClientConnection: @unchecked Sendable {
         guard phase != .closed else { return }
         countIdle(false)
         phase = .closed
+        // The events are freed below: nothing may arm or disarm them any more.
+        deadline = .none
+        writeArmed = false
+        readPaused = true
         if let readEvent { event_free(readEvent) }
         if let writeEvent { event_free(writeEvent) }
         if let timer { event_free(timer) }
@@ -894,7 +901,9 @@ final class ClientConnection: @unchecked Sendable {
         disarm()
     }
 
+    /// Arms the deadline `kind`. Nothing once the connection closed (its timer is freed).
     private func arm(_ kind: Deadline) {
+        guard phase != .closed else { return }
         let configuration = server.core.configuration
         let duration: Duration
         switch kind {

@@ -117,6 +117,29 @@ extension IntegrationTests {
             }
         }
 
+        /// A client that sends a head with `Expect: 100-continue` and resets at once: the
+        /// `100 Continue` cannot be written, the connection closes, and the server goes on (it
+        /// once armed the freed timer after that failed write). The loop is held first, so the
+        /// reset has arrived before the head is read.
+        @Test func aResetRightAfterAnExpectHeadClosesOnlyThatConnection() async throws {
+            try await TestServer.with(router: TestRoutes.router(), threads: 1) { server in
+                let port = server.port
+                try await offPool {
+                    let holder = try RawHTTPClient(port: port)
+                    try holder.send("GET /block?ms=300 HTTP/1.1\r\nHost: x\r\n\r\n")
+                    Thread.sleep(forTimeInterval: 0.05)
+                    for _ in 0..<5 {
+                        let leaving = try RawHTTPClient(port: port)
+                        try leaving.send("POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+                        leaving.close(reset: true)
+                    }
+                    #expect(try holder.readResponse().status == 200)
+                    let after = try RawHTTPClient(port: port).request("GET", "/healthz")
+                    #expect(after.status == 200)
+                }
+            }
+        }
+
         // MARK: - Chunked bodies
 
         /// Three chunks (two with extensions, one holding CRLFs of its own) and two trailer

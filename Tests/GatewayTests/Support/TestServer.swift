@@ -59,6 +59,12 @@ enum TestRoutes {
             return GatewayResponse.json(Array("{\"slow\":\(milliseconds)}".utf8))
         })
         router.add(.get, "/drop", .immediate { _, _ in .droppedConnection })
+        // Holds its loop for `ms` milliseconds (default 200): what arrives meanwhile is handled
+        // only after it, all at once.
+        router.add(.get, "/block", .immediate { request, _ in
+            Thread.sleep(forTimeInterval: Double(Int(request.queryValue("ms") ?? "") ?? 200) / 1000)
+            return GatewayResponse.json(Array("{\"blocked\":true}".utf8))
+        })
         router.add(.get, "/fails", .immediate { _, _ in
             throw GatewayError.badGateway("The origin answered 500.")
         })
