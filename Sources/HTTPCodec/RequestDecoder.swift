@@ -62,9 +62,9 @@ public struct RequestDecoder: Sendable {
         }
     }
 
-    /// Whether the decoder is between messages: nothing of a next message read yet (a
-    /// message just completed, or none began), so it can go on with another connection's
-    /// stream (a server lends idle decoders from a pool).
+    /// Whether the decoder holds no state of a message (one just completed, or none began; a
+    /// lone leading CR leaves none either), so it can go on with another connection's stream
+    /// (a server lends idle decoders from a pool).
     public var isBetweenMessages: Bool {
         if case .head = phase { return scanned == 0 && headStart == nil }
         return false

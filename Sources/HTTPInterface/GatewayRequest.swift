@@ -1,7 +1,7 @@
 import GatewayModels
 
-/// One request as handlers see it: plain values, copied out of libevent on the loop thread
-/// after the whole body was buffered.
+/// One request as handlers see it: plain values, copied out of the connection's read buffer
+/// on the loop thread once the whole body is there.
 public struct GatewayRequest: Sendable {
     public var method: HTTPMethod
     /// The path as sent, still percent-encoded, without the query (`/v1/products/7`).

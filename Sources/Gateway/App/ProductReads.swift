@@ -339,14 +339,15 @@ public final class ProductReads: Sendable {
         return FetchFailure(error: error, originStatus: status)
     }
 
-    /// Fetches v1 origin pages `pages` all at once, so a contract page and its read-ahead
-    /// page cost one origin round trip, not one per page; then joins them as
-    /// ``assembleV1Pages(_:readAheadOnly:)`` says. Pages ``V1OriginPages`` holds are taken from
-    /// it, and none is asked past one it holds that is not full (the end of the list), so a
-    /// scroll to the end asks what a reader in order would. A v1 origin 404 on a list page
-    /// counts as an empty page. Called on the loop that owns `origin`; decoding runs off the
-    /// loop, and each outcome is delivered on that loop again, where `completion` runs once
-    /// the last one is in.
+    /// Fetches v1 origin pages `pages` and joins them as ``assembleV1Pages(_:readAheadOnly:)``
+    /// says. Two pages (a contract page of the usual size and its read-ahead page) are asked
+    /// at once: one origin round trip, not two. Of more, the first is asked alone, and when it
+    /// came back full, all the rest at once: two round trips, and past the end of the list no
+    /// page a reader in order would not ask. Pages ``V1OriginPages`` holds are taken from it, and none
+    /// is asked past one it holds that is not full (the end of the list), so a scroll asks
+    /// what a reader in order would. A v1 origin 404 on a list page counts as an empty page,
+    /// and is held like one. Called on the loop that owns `origin`; decoding runs off the
+    /// loop, and each outcome is delivered on that loop again, where `completion` runs once.
     private func fetchV1Pages(
         _ pages: ClosedRange<Int>, readAheadOnly: Bool, origin: any OriginSending, request: GatewayRequest, context: RouteContext,
         generation: Int, completion: @escaping @Sendable (Result<V1Fetch, FetchFailure>) -> Void
@@ -363,50 +364,94 @@ public final class ProductReads: Sendable {
             }
         }
         // A held page that is not full ends the list: the read-ahead page is then not needed.
-        let readAheadOnly = readAheadOnly && last == pages.upperBound
-        let needed = pages.lowerBound...last
-        let outcomes = Locked<[V1PageOutcome?]>(Array(repeating: nil, count: needed.count))
-        let deliver: @Sendable (Int, V1PageOutcome) -> Void = { index, outcome in
+        let wave = V1Wave(
+            needed: pages.lowerBound...last, held: held, readAheadOnly: readAheadOnly && last == pages.upperBound, origin: origin,
+            request: request, context: context, generation: generation, completion: completion)
+        fetchV1Wave(wave, collected: [])
+    }
+
+    /// What the waves of one v1 contract page share.
+    private struct V1Wave: Sendable {
+        /// The origin pages the contract page needs, in order.
+        var needed: ClosedRange<Int>
+        var held: [Int: V1OriginPages.Entry]
+        /// Whether the last needed page is read only for the item after the contract page.
+        var readAheadOnly: Bool
+        var origin: any OriginSending
+        var request: GatewayRequest
+        var context: RouteContext
+        /// The v1 page store's generation when the fetch began.
+        var generation: Int
+        var completion: @Sendable (Result<V1Fetch, FetchFailure>) -> Void
+    }
+
+    /// Asks the next wave of `wave.needed` after the `collected` outcomes (both of two pages;
+    /// of more, the first, then all the rest), and once every answer of it is in, either
+    /// finishes or asks the next. On the origin's loop.
+    private func fetchV1Wave(_ wave: V1Wave, collected: [V1PageOutcome]) {
+        let first = wave.needed.lowerBound + collected.count
+        let last = collected.isEmpty && wave.needed.count > 2 ? first : wave.needed.upperBound
+        let pages = first...last
+        let outcomes = Locked<[V1PageOutcome?]>(Array(repeating: nil, count: pages.count))
+        let deliver: @Sendable (Int, V1PageOutcome) -> Void = { [self] index, outcome in
             let all: [V1PageOutcome]? = outcomes.withLock { outcomes in
                 outcomes[index] = outcome
                 let done = outcomes.compactMap { $0 }
                 return done.count == outcomes.count ? done : nil
             }
-            if let all { completion(Self.assembleV1Pages(all, readAheadOnly: readAheadOnly)) }
+            guard let all else { return }
+            let joined = collected + all
+            // A page that failed or is not full ends the reading, as it would in order.
+            let ended = all.contains { outcome in
+                guard case .success(let entry) = outcome else { return true }
+                return entry.page.items.count < OriginGeneration.v1PageSize
+            }
+            if ended || last == wave.needed.upperBound {
+                // The read-ahead exception holds only when the last outcome is that page's.
+                wave.completion(Self.assembleV1Pages(joined, readAheadOnly: wave.readAheadOnly && last == wave.needed.upperBound))
+            } else {
+                fetchV1Wave(wave, collected: joined)
+            }
         }
-        for (index, number) in needed.enumerated() {
-            if let entry = held[number] {
+        for (index, number) in pages.enumerated() {
+            if let entry = wave.held[number] {
                 deliver(index, .success(entry))
                 continue
             }
-            let originRequest = OriginRequest(
-                method: .get, target: OriginGeneration.v1ListTarget(page: number), requestID: request.requestID, trace: request.trace)
-            let sentAt = ContinuousClock.now
-            origin.send(originRequest, to: endpoint) { [self] result in
-                switch result {
-                case .success(let response) where response.status == 200:
-                    DispatchQueue.global().async { [self] in
-                        do throws(OriginResponseError) {
-                            let entry = V1OriginPages.Entry(page: try OriginGeneration.v1Page(bytes: response.body), storedAt: sentAt)
-                            v1Pages.store(entry, number: number, ifGeneration: generation)
-                            origin.loop.execute { deliver(index, .success(entry)) }
-                        } catch {
-                            context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
-                            let failure = FetchFailure(error: .badGateway("The origin's response could not be read."), originStatus: 200)
-                            origin.loop.execute { deliver(index, .failure(failure)) }
-                        }
+            fetchV1Page(number, wave: wave) { outcome in deliver(index, outcome) }
+        }
+    }
+
+    /// One v1 origin page: asked, decoded off the loop, stored, and `deliver`ed on the loop.
+    private func fetchV1Page(_ number: Int, wave: V1Wave, deliver: @escaping @Sendable (V1PageOutcome) -> Void) {
+        let origin = wave.origin
+        let originRequest = OriginRequest(
+            method: .get, target: OriginGeneration.v1ListTarget(page: number), requestID: wave.request.requestID, trace: wave.request.trace)
+        let sentAt = ContinuousClock.now
+        origin.send(originRequest, to: endpoint) { [self] result in
+            switch result {
+            case .success(let response) where response.status == 200:
+                DispatchQueue.global().async { [self] in
+                    do throws(OriginResponseError) {
+                        let entry = V1OriginPages.Entry(page: try OriginGeneration.v1Page(bytes: response.body), storedAt: sentAt)
+                        v1Pages.store(entry, number: number, ifGeneration: wave.generation)
+                        origin.loop.execute { deliver(.success(entry)) }
+                    } catch {
+                        wave.context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
+                        let failure = FetchFailure(error: .badGateway("The origin's response could not be read."), originStatus: 200)
+                        origin.loop.execute { deliver(.failure(failure)) }
                     }
-                case .success(let response) where response.status == 404:
-                    // Past the end: kept like any page, so the next contract page's read
-                    // (often a prefetch that follows at once) does not ask again.
-                    let entry = V1OriginPages.Entry(page: V1ItemsPage(page: number, items: []), storedAt: sentAt)
-                    v1Pages.store(entry, number: number, ifGeneration: generation)
-                    deliver(index, .success(entry))
-                case .success(let response):
-                    deliver(index, .failure(Self.failure(originStatus: response.status)))
-                case .failure(let failure):
-                    deliver(index, .failure(FetchFailure(error: failure.gatewayError, originStatus: nil)))
                 }
+            case .success(let response) where response.status == 404:
+                // Past the end: held like any page, so the next contract page's read (often a
+                // prefetch that follows at once) does not ask again.
+                let entry = V1OriginPages.Entry(page: V1ItemsPage(page: number, items: []), storedAt: sentAt)
+                v1Pages.store(entry, number: number, ifGeneration: wave.generation)
+                deliver(.success(entry))
+            case .success(let response):
+                deliver(.failure(Self.failure(originStatus: response.status)))
+            case .failure(let failure):
+                deliver(.failure(FetchFailure(error: failure.gatewayError, originStatus: nil)))
             }
         }
     }

@@ -5,8 +5,9 @@ import GatewayModels
 typealias V1PageOutcome = Result<V1OriginPages.Entry, ProductReads.FetchFailure>
 
 extension ProductReads {
-    /// Joins the outcomes of consecutive v1 origin pages, fetched at once, into what one
-    /// contract page needs, exactly as reading them in order and stopping early would:
+    /// Joins the outcomes of consecutive v1 origin pages, fetched in waves rather than one
+    /// after another, into what one contract page needs, exactly as reading them in order and
+    /// stopping early would:
     /// pages are taken in order up to and including the first that is not full (the end of
     /// the list; later outcomes are ignored, failed or not); a page that failed before that
     /// fails the whole, unless it is the last, read only for the item after the contract

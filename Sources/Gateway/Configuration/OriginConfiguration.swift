@@ -3,7 +3,8 @@ import GatewayModels
 /// The origin, in one place: where it is, which API generation it speaks, who the gateway
 /// writes as, what it trusts, and the limits of the client that talks to it.
 public struct OriginConfiguration: Sendable {
-    /// The origin's base URL; nil runs the gateway on its embedded demo origin.
+    /// The origin's base URL. The server needs one; the `gateway` command starts its embedded
+    /// demo origin and names it here when none is given.
     public var url: String?
     /// The origin's API generation (paths, field mapping, write sequences).
     public var generation: OriginGeneration = .v1

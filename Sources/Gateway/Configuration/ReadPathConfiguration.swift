@@ -1,6 +1,6 @@
 import GatewayModels
 
-/// How the product read path caches and talks to the origin.
+/// How the product read path caches its pages and resolves locales.
 public struct ReadPathConfiguration: Sendable {
     /// Freshness of list pages and of product details.
     public var listTimeToLive: Duration = .seconds(30)

@@ -58,8 +58,8 @@ extension IntegrationTests {
             }
         }
 
-        /// The same over TLS: after the handshake and a request, the connection holds no
-        /// read buffer (OpenSSL releases its own buffers too: SSL_MODE_RELEASE_BUFFERS).
+        /// The same over TLS: after the handshake and a request, the connection holds no read
+        /// buffer of the gateway's (what OpenSSL keeps is measured by Benchmarks/idle.sh).
         @Test func tlsConnectionsHoldNoBufferBetweenRequests() async throws {
             let certificate = try TestCertificate(subjectAltNames: ["IP:127.0.0.1", "DNS:localhost"])
             let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)

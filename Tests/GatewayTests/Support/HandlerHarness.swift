@@ -63,8 +63,13 @@ final class FakeOrigin: OriginSending, @unchecked Sendable {
 
     /// Sends every held answer (on the loop) and stops holding.
     func release() {
+        releaseHeld(holding: false)
+    }
+
+    /// Sends the answers held so far (on the loop); later ones are held while `holding`.
+    func releaseHeld(holding: Bool = true) {
         let held = state.withLock { state in
-            state.holding = false
+            state.holding = holding
             defer { state.held = [] }
             return state.held
         }
@@ -153,8 +158,9 @@ struct HandlerHarness {
         await start(GatewayRequest(method: .get, path: path, query: query, headers: headers)).response
     }
 
-    /// Waits until the loop has run everything posted so far (and what that posted, `turns`
-    /// times over): background refreshes and prefetches finish their origin exchanges.
+    /// Waits until the loop has run everything posted so far, and what that posted, `turns`
+    /// times over: requests handlers send at once have reached the origin. Work that went off
+    /// the loop (decoding an answer) may still run; poll for what it leads to.
     func settle(turns: Int = 20) async {
         for _ in 0..<turns {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in loop.post { done.resume() } }

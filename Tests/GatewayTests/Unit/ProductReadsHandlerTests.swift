@@ -23,12 +23,27 @@ import Testing
         return [UInt8](try! JSONSerialization.data(withJSONObject: json))
     }
 
-    /// The v1 origin: `/item/{id}` is the item sample, `/items/{n}` page n of the sample.
+    /// The v1 origin, with 127 items as the demo origin has: `/item/{id}` is the item sample;
+    /// `/items/{n}` is page n of the sample for n up to 6, its first 7 items for page 7, and
+    /// 404 past it.
     static let v1Origin: FakeOrigin.Answer = { request in
         guard request.target.hasPrefix("/items/"), let number = Int(request.target.dropFirst("/items/".count)) else {
             return FakeOrigin.ok(item)
         }
-        return FakeOrigin.ok(page(number))
+        guard number <= 7 else { return FakeOrigin.status(404) }
+        guard number == 7 else { return FakeOrigin.ok(page(number)) }
+        var json = try! JSONSerialization.jsonObject(with: Data(page(7))) as! [String: Any]
+        json["items"] = Array((json["items"] as! [Any]).prefix(7))
+        return FakeOrigin.ok([UInt8](try! JSONSerialization.data(withJSONObject: json)))
+    }
+
+    static func ids(_ response: GatewayResponse) throws -> [Int] {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        return (json["items"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } ?? []
+    }
+
+    static func hasNextPage(_ response: GatewayResponse) throws -> Bool? {
+        try (JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["hasNextPage"] as? Bool
     }
 
     static func harness(_ configure: (inout ReadPathConfiguration) -> Void = { _ in }) throws -> HandlerHarness {
@@ -135,5 +150,43 @@ import Testing
         #expect(ids == Array(1...20))
         #expect(json["hasNextPage"] as? Bool == true)
         #expect(json["page"] as? Int == 1)
+    }
+
+    /// A contract page of five origin pages and its read-ahead page: the first is asked
+    /// alone, then (it was full) the other five at once: two origin round trips, not six.
+    @Test func aLargeV1PageAsksItsFirstPageThenTheRestAtOnce() async throws {
+        let harness = try Self.harness()
+        harness.origin.hold()
+        let capture = harness.start(GatewayRequest(method: .get, path: "/v1/products", query: "page=1&pageSize=100"))
+        await harness.settle()
+        #expect(harness.origin.targets == ["/items/1"])
+        harness.origin.releaseHeld()
+        #expect(try await Self.eventually { harness.origin.requests.count == 6 })
+        #expect(harness.origin.targets == (1...6).map { "/items/\($0)" }, "the rest asked while none of them is answered")
+        harness.origin.release()
+        let response = await capture.response
+        #expect(response.status == 200)
+        #expect(try Self.ids(response) == Array(1...100))
+        #expect(try Self.hasNextPage(response) == true)
+    }
+
+    /// Nothing is asked past a held page that is not full (the end of the list), and an
+    /// origin 404 page is held like an empty one: each origin page is asked once.
+    @Test func heldPagesAtTheEndOfTheListAreNotAskedAgain() async throws {
+        let harness = try Self.harness()
+        // Page 7 of 20: origin pages 7 (7 items) and 8 (404), both held afterwards.
+        let seventh = await harness.get("/v1/products", query: "page=7")
+        #expect(try Self.ids(seventh) == Array(121...127))
+        #expect(try Self.hasNextPage(seventh) == false)
+        #expect(harness.origin.targets == ["/items/7", "/items/8"])
+        // Page 3 of 50 needs origin pages 6 to 8: 7 is held and not full, so only 6 is asked.
+        let third = await harness.get("/v1/products", query: "page=3&pageSize=50")
+        #expect(try Self.ids(third) == Array(101...127))
+        #expect(try Self.hasNextPage(third) == false)
+        #expect(harness.origin.targets == ["/items/7", "/items/8", "/items/6"])
+        // Page 5 of 30 needs origin pages 7 and 8, both held: nothing is asked.
+        let fifth = await harness.get("/v1/products", query: "page=5&pageSize=30")
+        #expect(try Self.ids(fifth) == Array(121...127))
+        #expect(harness.origin.targets == ["/items/7", "/items/8", "/items/6"])
     }
 }
