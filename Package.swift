@@ -46,6 +46,19 @@ let package = Package(
         // header lists, request ids, origin requests and answers, Redis replies, and the
         // protocols through which handlers reach their loop, the origin and Redis. No C.
         .target(name: "HTTPInterface", dependencies: ["HTTPCodec", "GatewayModels"]),
+        // Metrics (the Prometheus registry, per-loop request handles) and logs (the batched
+        // log writer, access lines): what the transport and the app both report through.
+        .target(
+            name: "Observability",
+            dependencies: [
+                "HTTPInterface",
+                "HTTPCodec",
+                "GatewayModels",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         // gzip and gunzip of whole bodies over zlib; the only target that imports CZlib.
         .target(name: "BodyCompression", dependencies: ["CZlib", "GatewayModels"]),
         // The server library. Only Sources/Gateway/Transport imports CLibevent, COpenSSL and
@@ -58,6 +71,7 @@ let package = Package(
                 "CHiredis",
                 "BodyCompression",
                 "HTTPInterface",
+                "Observability",
                 "GatewayModels",
                 "HTTPCodec",
                 "ImageProcessing",
@@ -85,6 +99,7 @@ let package = Package(
             dependencies: [
                 "DemoOrigin",
                 "Gateway",
+                "Observability",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -95,6 +110,7 @@ let package = Package(
             dependencies: [
                 "Gateway",
                 "GatewayModels",
+                "Observability",
                 "DemoOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -122,7 +138,7 @@ let package = Package(
         .target(name: "TestPhotos", dependencies: ["CVips", "ImageProcessing"], path: "Tests/TestPhotos"),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "HTTPInterface", "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
+            dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "HTTPInterface", "Observability", "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),

@@ -3,6 +3,7 @@ import DemoOrigin
 import Foundation
 import Gateway
 import Logging
+import Observability
 
 /// `demo-origin`: the Open Market stand-in on its own (v1, v2 or v2b), for tests and for
 /// benchmarks against other proxies. Serves until SIGTERM or SIGINT, then exits 0.

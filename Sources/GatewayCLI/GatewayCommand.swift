@@ -4,6 +4,7 @@ import Foundation
 import Gateway
 import GatewayModels
 import Logging
+import Observability
 
 /// `gateway`: flags (or their `GATEWAY_*` environment variables) into a configuration,
 /// then serve until SIGTERM or SIGINT.

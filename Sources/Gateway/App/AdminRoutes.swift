@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GatewayModels
 import HTTPInterface
+import Observability
 
 /// The admin listener's routes (`--admin-port`): `POST /admin/purge`, `GET /admin/cache`,
 /// and `GET /metrics` with `--metrics-on-admin`. Every one needs `Authorization: Bearer

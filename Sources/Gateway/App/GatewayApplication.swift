@@ -2,6 +2,7 @@ import GatewayModels
 import HTTPInterface
 import ImageProcessing
 import Logging
+import Observability
 
 /// The gateway's routes, assembled from its configuration.
 public enum GatewayApplication {

@@ -2,6 +2,7 @@ import BodyCompression
 import Dispatch
 import GatewayModels
 import HTTPInterface
+import Observability
 import Synchronization
 
 /// `GET /v1/products?page=N&pageSize=M&q=…` and `GET /v1/products/{id}`: contract pages from

@@ -1,3 +1,5 @@
+import Observability
+
 /// RFC 9211 `Cache-Status` values, from the gateway's cache (named `open-market-gateway`).
 enum CacheStatus {
     static let name = "open-market-gateway"
@@ -25,5 +27,15 @@ enum CacheStatus {
     /// Fetched from the origin and not stored (an error).
     static func notStored(fwd: String, status: Int?) -> String {
         "\(name); fwd=\(fwd)\(status.map { "; fwd-status=\($0)" } ?? "")"
+    }
+}
+
+extension AccessLine {
+    /// The access log's `cache` field from the answer's `Cache-Status`.
+    static func cache(_ cacheStatus: String?) -> String? {
+        guard let cacheStatus else { return nil }
+        if cacheStatus.hasPrefix(CacheStatus.name + "; hit") { return cacheStatus.contains("fwd=stale") ? "stale" : "hit" }
+        if cacheStatus.hasPrefix(CacheStatus.sharedName + "; hit") { return "shared_hit" }
+        return "miss"
     }
 }

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import Observability
 
 /// Shares the per-client budgets across replicas through Redis without a Redis round trip
 /// per request (Kong's `sync_rate` approach): each replica counts what it allowed, and every

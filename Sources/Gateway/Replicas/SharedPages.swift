@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import HTTPInterface
+import Observability
 
 /// The shared page tier (L2): contract pages in the replicas' Redis, asked after this
 /// process's page cache (L1) misses and before the origin.

@@ -5,6 +5,7 @@ import Glibc
 import HTTPCodec
 import HTTPInterface
 import Logging
+import Observability
 
 /// One accepted client connection: reads bytes into a reused buffer, decodes every complete
 /// request in them with `RequestDecoder` and answers them in order, writes each answer at

@@ -2,6 +2,7 @@ import Foundation
 import GatewayModels
 import HTTPInterface
 import Logging
+import Observability
 
 /// The HTTP server: `threads` event loops, each with its own listening socket on one shared
 /// port (`SO_REUSEPORT`) and its own connections (`ServerLoop`).

@@ -1,5 +1,6 @@
 import CLibevent
 import HTTPInterface
+import Observability
 
 /// Requests to origins from one loop: one connection pool per origin, and a non-blocking DNS
 /// resolver (evdns), all on the loop's thread.

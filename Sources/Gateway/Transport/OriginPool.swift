@@ -3,6 +3,7 @@ import CLibevent
 import COpenSSL
 import GatewayModels
 import HTTPInterface
+import Observability
 
 /// The keep-alive connections to one origin on one loop, run by an `OriginPoolState`.
 ///

@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 import HTTPInterface
 import Logging
+import Observability
 
 /// One hiredis async connection to Redis, on one event loop (hiredis contexts are not
 /// thread-safe). What hiredis 0.14 lacks is added here: a deadline on every command (a late

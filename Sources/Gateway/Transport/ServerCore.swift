@@ -1,5 +1,6 @@
 import HTTPCodec
 import Logging
+import Observability
 import Synchronization
 
 /// What every loop of one server shares: settings, routes, the logger and the count of

@@ -2,6 +2,7 @@ import Dispatch
 import GatewayModels
 import HTTPInterface
 import Logging
+import Observability
 import Synchronization
 
 /// One request between its connection and its answer: the `ResponseSink` behind the

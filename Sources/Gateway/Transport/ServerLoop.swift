@@ -5,6 +5,7 @@ import Glibc
 import HTTPCodec
 import HTTPInterface
 import Logging
+import Observability
 import Synchronization
 
 /// One event loop's share of the server: its listener, its client connections, and what

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Gateway
 import Logging
+import Observability
 
 /// What is logged, and how lines look.
 struct LogOptions: ConfigurationOptions {

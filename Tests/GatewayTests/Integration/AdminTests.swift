@@ -1,6 +1,7 @@
 import DemoOrigin
 import Foundation
 import GatewayModels
+@testable import Observability
 import Testing
 import TestSupport
 @testable import Gateway

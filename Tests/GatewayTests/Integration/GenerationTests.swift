@@ -2,6 +2,7 @@ import DemoOrigin
 import Foundation
 import GatewayModels
 @testable import HTTPInterface
+@testable import Observability
 import Testing
 import TestSupport
 @testable import Gateway

@@ -2,6 +2,7 @@ import DemoOrigin
 import Foundation
 @testable import HTTPInterface
 import Logging
+@testable import Observability
 import Testing
 import TestSupport
 @testable import Gateway

@@ -1,3 +1,4 @@
+@testable import Observability
 import Testing
 import TestSupport
 @testable import Gateway

@@ -1,6 +1,7 @@
 import DemoOrigin
 import Foundation
 import Logging
+@testable import Observability
 import TestSupport
 @testable import Gateway
 

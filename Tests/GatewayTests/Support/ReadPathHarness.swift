@@ -3,6 +3,7 @@ import Foundation
 import GatewayModels
 import Logging
 @testable import Gateway
+@testable import Observability
 
 /// A gateway wired as the `gateway` executable wires it (reads, writes, signed images) in
 /// front of a demo origin, both on 127.0.0.1, with an image cache in a fresh temporary

@@ -2,6 +2,7 @@ import DemoOrigin
 import Foundation
 import GatewayModels
 import Logging
+@testable import Observability
 import TestSupport
 @testable import Gateway
 

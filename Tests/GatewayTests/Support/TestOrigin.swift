@@ -4,6 +4,7 @@ import Foundation
 import Logging
 @testable import Gateway
 import GatewayModels
+@testable import Observability
 
 /// An origin for the origin client's tests: a real server on 127.0.0.1 whose routes echo
 /// what arrived, answer slowly, gzip, or drop the connection, and count every request.

@@ -2,6 +2,7 @@ import Foundation
 @testable import HTTPInterface
 import Logging
 @testable import Gateway
+@testable import Observability
 
 /// A real gateway server on 127.0.0.1 and a free port, for integration tests.
 struct TestServer {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+@testable import Observability
 import Testing
 @testable import Gateway
 

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 @testable import HTTPInterface
+@testable import Observability
 import Testing
 @testable import Gateway
 

@@ -9,15 +9,15 @@ import Synchronization
 /// handles in a `RequestMetrics`.
 public final class GatewayMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
-    let factory: PrometheusMetricsFactory
+    package let factory: PrometheusMetricsFactory
     /// Cache event counters of the caches read on every request, made once (a lookup by
     /// two static strings costs no allocation; making a counter does).
     private let cacheEvents: [CacheEvent: CoreMetrics.Counter]
     /// The same events counted again where they can be read back (`GET /admin/cache`).
     private let cacheTallies: [CacheEvent: Tally]
-    static let pageCacheEventNames = ["hit", "stale", "miss", "expired", "stale_if_error", "eviction", "prefetch"]
-    static let imageCacheEventNames = ["hit", "miss", "eviction"]
-    static let sharedPageEventNames = ["hit", "hit_after_wait", "stale", "miss", "error"]
+    package static let pageCacheEventNames = ["hit", "stale", "miss", "expired", "stale_if_error", "eviction", "prefetch"]
+    package static let imageCacheEventNames = ["hit", "miss", "eviction"]
+    package static let sharedPageEventNames = ["hit", "hit_after_wait", "stale", "miss", "error"]
 
     private final class Tally: Sendable {
         let count = Atomic<Int>(0)
@@ -54,11 +54,11 @@ public final class GatewayMetrics: Sendable {
         cacheTallies = tallies
     }
 
-    func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
+    package func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
         CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
     }
 
-    func timer(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Timer {
+    package func timer(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Timer {
         CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
     }
 
@@ -74,43 +74,43 @@ public final class GatewayMetrics: Sendable {
     }
 
     /// How many `event`s of `cache` were counted (the events made at start only).
-    func cacheEventCount(_ event: String, cache: String) -> Int {
+    package func cacheEventCount(_ event: String, cache: String) -> Int {
         cacheTallies[CacheEvent(cache: cache, event: event)]?.count.load(ordering: .relaxed) ?? 0
     }
 
     /// Counts one request to the origin: `outcome` is the status code or the failure's
     /// kind (`timeout`, `connect_failed`, …).
-    func originRequest(outcome: String, duration: Duration) {
+    package func originRequest(outcome: String, duration: Duration) {
         counter("gateway_origin_requests_total", [("outcome", outcome)]).increment()
         timer("gateway_origin_request_duration_seconds").recordNanoseconds(duration.nanoseconds)
     }
 
     /// Counts one request refused with 429 by `policy` (`reads`, `writes`, `images`) on
     /// `route` (its pattern).
-    func rateLimited(route: String, policy: String) {
+    package func rateLimited(route: String, policy: String) {
         counter("gateway_rate_limited_total", [("route", route), ("policy", policy)]).increment()
     }
 
     /// Whether the per-client budgets are shared with the other replicas now (1) or kept per
     /// process because Redis could not be reached (0).
-    func rateLimitShared(_ shared: Bool) {
+    package func rateLimitShared(_ shared: Bool) {
         CoreMetrics.Gauge(label: "gateway_rate_limit_shared", factory: factory).record(shared ? 1 : 0)
     }
 
     /// How long one read of the shared page tier took (the Redis round trip).
-    func sharedTierLatency(_ duration: Duration) {
+    package func sharedTierLatency(_ duration: Duration) {
         timer("gateway_shared_cache_read_duration_seconds").recordNanoseconds(duration.nanoseconds)
     }
 
     /// Counts one Redis command that got no answer: `reason` is `timeout`, `connection_lost`,
     /// `unavailable` or `refused`.
-    func redisFailure(_ reason: String) {
+    package func redisFailure(_ reason: String) {
         counter("gateway_redis_failures_total", [("reason", reason)]).increment()
     }
 
     /// Counts one image render: `format` written, `outcome` `ok`, `too_many_pixels`,
     /// `timed_out`, `failed` or `busy` (refused: every worker busy); times the ones that ran.
-    func imageRender(format: String, outcome: String, duration: Duration?) {
+    package func imageRender(format: String, outcome: String, duration: Duration?) {
         counter("gateway_image_renders_total", [("format", format), ("outcome", outcome)]).increment()
         if let duration {
             timer("gateway_image_render_duration_seconds", [("format", format)]).recordNanoseconds(duration.nanoseconds)
@@ -128,7 +128,7 @@ public final class GatewayMetrics: Sendable {
 
 extension Duration {
     /// The whole nanoseconds in this duration.
-    var nanoseconds: Int64 {
+    package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }

@@ -21,9 +21,9 @@ public struct BatchedLogHandler: LogHandler {
 
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
-    let label: String
-    let writer: LogWriter
-    let format: Format
+    package let label: String
+    package let writer: LogWriter
+    package let format: Format
 
     public init(label: String, writer: LogWriter = .standardError, format: Format = .text) {
         self.label = label
@@ -72,7 +72,7 @@ public struct BatchedLogHandler: LogHandler {
     }
 
     /// `text` as a JSON string: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -96,7 +96,7 @@ public struct BatchedLogHandler: LogHandler {
     }
 
     /// Appends the current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-    static func appendTimestamp(to bytes: inout [UInt8]) {
+    package static func appendTimestamp(to bytes: inout [UInt8]) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var parts = tm()
@@ -127,7 +127,7 @@ public struct BatchedLogHandler: LogHandler {
     }
 
     /// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-    static func timestamp() -> String {
+    package static func timestamp() -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
         appendTimestamp(to: &bytes)

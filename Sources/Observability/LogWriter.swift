@@ -48,7 +48,7 @@ public final class LogWriter: Sendable {
     /// Queues one line that `append` writes (with its newline) straight into the buffer,
     /// under the writer's lock: no String made. A line that would pass the capacity is
     /// taken back and counted as dropped. Never blocks on I/O.
-    func write(urgent: Bool = false, _ append: (inout [UInt8]) -> Void) {
+    package func write(urgent: Bool = false, _ append: (inout [UInt8]) -> Void) {
         let accepted = pending.withLock { pending -> Bool in
             let mark = pending.bytes.count
             append(&pending.bytes)

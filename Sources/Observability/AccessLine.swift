@@ -5,34 +5,41 @@ import Logging
 /// What the access log says of one answer: the same keys in the text and JSON formats
 /// (`bytes`, `cache`, `client`, `duration_ms`, `method`, `request_id`, `route`, `status`,
 /// `trace_id`) and the message `GET /path 200`.
-struct AccessLine {
-    var method: HTTPMethod
-    var path: String
+package struct AccessLine {
+    package var method: HTTPMethod
+    package var path: String
     /// The route's pattern (`/v1/products/{id}`), not the raw path.
-    var route: String
-    var status: Int
+    package var route: String
+    package var status: Int
     /// Body bytes sent.
-    var bytes: Int
+    package var bytes: Int
     /// `hit`, `stale`, `shared_hit` or `miss`; nil for answers no cache is involved in.
-    var cache: String?
+    package var cache: String?
     /// The peer's address and port.
-    var client: String
-    var requestID: String
-    var traceID: String
+    package var client: String
+    package var requestID: String
+    package var traceID: String
 
-    /// The access log's `cache` field from the answer's `Cache-Status`.
-    static func cache(_ cacheStatus: String?) -> String? {
-        guard let cacheStatus else { return nil }
-        if cacheStatus.hasPrefix(CacheStatus.name + "; hit") { return cacheStatus.contains("fwd=stale") ? "stale" : "hit" }
-        if cacheStatus.hasPrefix(CacheStatus.sharedName + "; hit") { return "shared_hit" }
-        return "miss"
+    package init(
+        method: HTTPMethod, path: String, route: String, status: Int, bytes: Int, cache: String?, client: String, requestID: String,
+        traceID: String
+    ) {
+        self.method = method
+        self.path = path
+        self.route = route
+        self.status = status
+        self.bytes = bytes
+        self.cache = cache
+        self.client = client
+        self.requestID = requestID
+        self.traceID = traceID
     }
 
     /// Logs this line through `logger`: straight into a ``BatchedLogHandler``'s writer as
     /// bytes when the logger is one without metadata of its own (the server's; no metadata
     /// dictionary, no sorting, one copy), else as any swift-log event with the keys as
     /// metadata. Both give the same line.
-    func log(to logger: Logger, elapsed: Duration) {
+    package func log(to logger: Logger, elapsed: Duration) {
         if let handler = logger.handler as? BatchedLogHandler, handler.metadata.isEmpty {
             handler.write(self, elapsed: elapsed)
             return
@@ -41,26 +48,28 @@ struct AccessLine {
     }
 
     /// The line as a swift-log event with the keys as metadata (any handler).
-    func logEvent(to logger: Logger, elapsed: Duration) {
+    package func logEvent(to logger: Logger, elapsed: Duration) {
         var metadata: Logger.Metadata = [
             "request_id": .string(requestID), "trace_id": .string(traceID),
             "duration_ms": .stringConvertible(LogNumber(Self.milliseconds(elapsed))), "method": .string(method.rawValue),
             "route": .string(route), "status": .stringConvertible(status), "bytes": .stringConvertible(bytes), "client": .string(client),
         ]
         if let cache { metadata["cache"] = .string(cache) }
-        logger.info("\(message)", metadata: metadata)
+        // The source the direct path writes too: the server's module, as before this type
+        // moved to its own target.
+        logger.info("\(message)", metadata: metadata, source: "Gateway")
     }
 
-    var message: String { "\(method.rawValue) \(path) \(status)" }
+    package var message: String { "\(method.rawValue) \(path) \(status)" }
 
     /// `12.345`: whole milliseconds, then three digits of microseconds.
-    static func milliseconds(_ duration: Duration) -> String {
+    package static func milliseconds(_ duration: Duration) -> String {
         var bytes: [UInt8] = []
         appendMilliseconds(duration, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func appendMilliseconds(_ duration: Duration, to bytes: inout [UInt8]) {
+    package static func appendMilliseconds(_ duration: Duration, to bytes: inout [UInt8]) {
         let (seconds, attoseconds) = duration.components
         let micros = max(0, Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000))
         ResponseHeadWriter.appendDecimal(micros / 1000, to: &bytes)

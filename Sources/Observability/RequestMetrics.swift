@@ -5,7 +5,7 @@ import HTTPInterface
 /// then reused, so recording a request costs a dictionary lookup and a few atomic adds.
 ///
 /// Invariant: used only on its loop's thread (the handles themselves are thread-safe).
-final class RequestMetrics {
+package final class RequestMetrics {
     private struct Key: Hashable {
         let route: String
         let method: HTTPMethod
@@ -23,7 +23,7 @@ final class RequestMetrics {
     private let gzipBytes: CoreMetrics.Counter
     private let uncompressedBytes: CoreMetrics.Counter
 
-    init(metrics: GatewayMetrics) {
+    package init(metrics: GatewayMetrics) {
         self.metrics = metrics
         identityBytes = metrics.counter("gateway_http_response_body_bytes_total", [("encoding", "identity")])
         gzipBytes = metrics.counter("gateway_http_response_body_bytes_total", [("encoding", "gzip")])
@@ -32,7 +32,7 @@ final class RequestMetrics {
 
     /// Records one answered request. `sentBytes` is the body as sent; `uncompressedBytes`
     /// the body before gzip (equal when not compressed).
-    func record(route: String, method: HTTPMethod, status: Int, duration: Duration, sentBytes: Int, uncompressedBytes: Int, gzip: Bool) {
+    package func record(route: String, method: HTTPMethod, status: Int, duration: Duration, sentBytes: Int, uncompressedBytes: Int, gzip: Bool) {
         let key = Key(route: route, method: method, status: status)
         let handle: Handles
         if let existing = handles[key] {

@@ -6,7 +6,7 @@ extension BatchedLogHandler {
     /// Writes `line` in this handler's format straight into its writer's buffer (under the
     /// writer's lock, without building a String or a metadata dictionary). The caller has
     /// checked the level and that this handler has no metadata of its own.
-    func write(_ line: AccessLine, elapsed: Duration) {
+    package func write(_ line: AccessLine, elapsed: Duration) {
         writer.write { bytes in
             switch format {
             case .text: appendText(line, elapsed: elapsed, to: &bytes)
