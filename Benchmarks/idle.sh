@@ -17,7 +17,6 @@ COUNT=${COUNT:-10000}
 ROUNDS=${ROUNDS:-3}
 source Benchmarks/lib.sh
 bench_setup
-command -v openssl >/dev/null || apt-get install -y -qq openssl >/dev/null
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost -days 1 \
     -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null

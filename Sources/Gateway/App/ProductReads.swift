@@ -65,7 +65,7 @@ public final class ProductReads: Sendable {
     let configuration: ReadPathConfiguration
     public let endpoint: OriginEndpoint
     /// The origin's API generation (paths and field mapping).
-    let generation: OriginGeneration
+    let originGeneration: OriginGeneration
     let metrics: GatewayMetrics
     let compression: ResponseCompression
     /// Rewrites every thumbnail and image URL (into signed `/v1/images/…` URLs).
@@ -93,7 +93,7 @@ public final class ProductReads: Sendable {
     ) {
         self.shared = shared
         self.endpoint = endpoint
-        self.generation = generation
+        originGeneration = generation
         self.imageURL = imageURL
         self.configuration = configuration
         self.compression = compression
@@ -114,7 +114,7 @@ public final class ProductReads: Sendable {
             switch ListQueryParameters.parse(request) {
             case .failure(let error):
                 responder.fail(error)
-            case .success(let query) where query.search != nil && !generation.supportsSearch:
+            case .success(let query) where query.search != nil && !originGeneration.supportsSearch:
                 responder.fail(Self.searchUnsupported)
             case .success(let query):
                 serve(.list(query), request: request, context: context, responder: responder)
@@ -288,13 +288,13 @@ public final class ProductReads: Sendable {
         }
         let target: String
         switch kind {
-        case .list(let query) where self.generation == .v1:
+        case .list(let query) where originGeneration == .v1:
             let pages = OriginGeneration.v1OriginPages(for: query)
             // The last page is read only for the item after this page's last when the page
             // ends where an origin page ends.
             let readAheadOnly = (query.firstIndex + query.pageSize) % OriginGeneration.v1PageSize == 0
             fetchV1Pages(
-                pages, readAheadOnly: readAheadOnly, origin: origin, request: request, context: context, generation: v1Pages.generation
+                pages, readAheadOnly: readAheadOnly, origin: origin, request: request, context: context, pagesGeneration: v1Pages.generation
             ) { [self] result in
                 switch result {
                 case .success(let fetched):
@@ -306,8 +306,8 @@ public final class ProductReads: Sendable {
                 }
             }
             return
-        case .list(let query): target = self.generation.listTarget(query)
-        case .detail(let id): target = self.generation.detailTarget(id: id)
+        case .list(let query): target = originGeneration.listTarget(query)
+        case .detail(let id): target = originGeneration.detailTarget(id: id)
         }
         let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID, trace: request.trace)
         origin.send(originRequest, to: endpoint) { [self] result in
@@ -342,16 +342,16 @@ public final class ProductReads: Sendable {
 
     /// Fetches v1 origin pages `pages` and joins them as ``assembleV1Pages(_:readAheadOnly:)``
     /// says. Two pages (a contract page of the usual size and its read-ahead page) are asked
-    /// at once: one origin round trip, not two. Of more, the first is asked alone, and when it
-    /// came back full, all the rest at once: two round trips, and past the end of the list no
-    /// page a reader in order would not ask. Pages ``V1OriginPages`` holds are taken from it, and none
-    /// is asked past one it holds that is not full (the end of the list), so a scroll asks
-    /// what a reader in order would. A v1 origin 404 on a list page counts as an empty page,
-    /// and is held like one. Called on the loop that owns `origin`; decoding runs off the
-    /// loop, and each outcome is delivered on that loop again, where `completion` runs once.
+    /// at once: one origin round trip, not two. Of more, the first is asked alone and, when it
+    /// came back full, all the rest at once. Pages ``V1OriginPages`` holds are taken from it,
+    /// and none is asked past one it holds that is not full, so past the end of the list no
+    /// page is asked that a reader in order would not ask. A v1 origin 404 on a list page
+    /// counts as an empty page, and is held like one. Called on the loop that owns `origin`;
+    /// decoding runs off the loop, and each outcome is delivered on that loop again, where
+    /// `completion` runs once.
     private func fetchV1Pages(
         _ pages: ClosedRange<Int>, readAheadOnly: Bool, origin: any OriginSending, request: GatewayRequest, context: RouteContext,
-        generation: Int, completion: @escaping @Sendable (Result<V1Fetch, FetchFailure>) -> Void
+        pagesGeneration: Int, completion: @escaping @Sendable (Result<V1Fetch, FetchFailure>) -> Void
     ) {
         let now = ContinuousClock.now
         var held: [Int: V1OriginPages.Entry] = [:]
@@ -367,7 +367,7 @@ public final class ProductReads: Sendable {
         // A held page that is not full ends the list: the read-ahead page is then not needed.
         let wave = V1Wave(
             needed: pages.lowerBound...last, held: held, readAheadOnly: readAheadOnly && last == pages.upperBound, origin: origin,
-            request: request, context: context, generation: generation, completion: completion)
+            request: request, context: context, pagesGeneration: pagesGeneration, completion: completion)
         fetchV1Wave(wave, collected: [])
     }
 
@@ -382,7 +382,7 @@ public final class ProductReads: Sendable {
         var request: GatewayRequest
         var context: RouteContext
         /// The v1 page store's generation when the fetch began.
-        var generation: Int
+        var pagesGeneration: Int
         var completion: @Sendable (Result<V1Fetch, FetchFailure>) -> Void
     }
 
@@ -435,7 +435,7 @@ public final class ProductReads: Sendable {
                 DispatchQueue.global().async { [self] in
                     do throws(OriginResponseError) {
                         let entry = V1OriginPages.Entry(page: try OriginGeneration.v1Page(bytes: response.body), storedAt: sentAt)
-                        v1Pages.store(entry, number: number, ifGeneration: wave.generation)
+                        v1Pages.store(entry, number: number, ifGeneration: wave.pagesGeneration)
                         origin.loop.execute { deliver(.success(entry)) }
                     } catch {
                         wave.context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
@@ -447,7 +447,7 @@ public final class ProductReads: Sendable {
                 // Past the end: held like any page, so the next contract page's read (often a
                 // prefetch that follows at once) does not ask again.
                 let entry = V1OriginPages.Entry(page: V1ItemsPage(page: number, items: []), storedAt: sentAt)
-                v1Pages.store(entry, number: number, ifGeneration: wave.generation)
+                v1Pages.store(entry, number: number, ifGeneration: wave.pagesGeneration)
                 deliver(.success(entry))
             case .success(let response):
                 deliver(.failure(Self.failure(originStatus: response.status)))
@@ -485,12 +485,12 @@ public final class ProductReads: Sendable {
                 hasNextPage = contract.hasNextPage
                 identity = contract.jsonBytes()
             case (.list(let query), .body(let body)):
-                let contract = try self.generation.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL)
+                let contract = try originGeneration.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL)
                 hasNextPage = contract.hasNextPage
                 identity = contract.jsonBytes()
                 timeToLive = configuration.listTimeToLive
             case (.detail, .body(let body)):
-                identity = try self.generation.detailJSON(bytes: body, locale: locale, imageURL: imageURL)
+                identity = try originGeneration.detailJSON(bytes: body, locale: locale, imageURL: imageURL)
                 timeToLive = configuration.detailTimeToLive
             case (.detail, .v1):
                 preconditionFailure("details are one origin request")

@@ -61,19 +61,13 @@ public final class GatewayServer: Sendable {
         let loops = state.withLock { $0.loops }
         var total = (holding: 0, spare: 0)
         for server in loops {
-            let counts = await withCheckedContinuation { (done: CheckedContinuation<ReadStorageCounts, Never>) in
-                server.loop.post { done.resume(returning: ReadStorageCounts(server.readStorage)) }
+            let counts = await withCheckedContinuation { (done: CheckedContinuation<(holding: Int, spare: Int), Never>) in
+                server.loop.post { done.resume(returning: server.readStorage) }
             }
             total.holding += counts.holding
             total.spare += counts.spare
         }
         return total
-    }
-
-    private struct ReadStorageCounts: Sendable {
-        var holding: Int
-        var spare: Int
-        init(_ counts: (holding: Int, spare: Int)) { (holding, spare) = counts }
     }
 
     /// Requests read but not answered yet.

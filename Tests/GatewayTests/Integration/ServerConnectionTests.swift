@@ -20,9 +20,7 @@ extension IntegrationTests {
 
         /// Polls `condition` every 5 ms for up to 5 s.
         static func waitUntil(_ condition: () -> Bool) async throws {
-            for _ in 0..<1000 where !condition() {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            _ = try await poll(until: condition)
         }
 
         // MARK: - Methods

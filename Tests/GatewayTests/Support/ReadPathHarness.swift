@@ -2,6 +2,7 @@ import DemoOrigin
 import Foundation
 import GatewayModels
 import Logging
+import TestSupport
 @testable import Gateway
 @testable import Observability
 
@@ -17,10 +18,7 @@ struct ReadPathHarness {
 
     /// Waits (up to 3 s) until `condition` holds; returns whether it did.
     func wait(until condition: () -> Bool) async throws -> Bool {
-        for _ in 0..<300 where !condition() {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
+        try await poll(every: .milliseconds(10), for: .seconds(3), until: condition)
     }
 
     /// The cache key of list page `page` in ko-KR.

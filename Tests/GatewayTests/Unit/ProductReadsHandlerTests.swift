@@ -3,6 +3,7 @@ import GatewayModels
 @testable import HTTPInterface
 @testable import Observability
 import Testing
+import TestSupport
 @testable import Gateway
 
 /// The read handlers (`ProductReads`) driven without a server or sockets: a `QueueLoop`, a
@@ -58,11 +59,6 @@ import Testing
         return HandlerHarness(router: router, answer: v1Origin)
     }
 
-    /// Polls `condition` every 5 ms for up to 5 s.
-    static func eventually(_ condition: () -> Bool) async throws -> Bool {
-        for _ in 0..<1000 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
-        return condition()
-    }
 
     @Test func aFreshPageIsAnsweredFromTheCacheWithoutTheOrigin() async throws {
         let harness = try Self.harness()
@@ -162,7 +158,7 @@ import Testing
         await harness.settle()
         #expect(harness.origin.targets == ["/items/1"])
         harness.origin.releaseHeld()
-        #expect(try await Self.eventually { harness.origin.requests.count == 6 })
+        #expect(try await poll { harness.origin.requests.count == 6 })
         #expect(harness.origin.targets == (1...6).map { "/items/\($0)" }, "the rest asked while none of them is answered")
         harness.origin.release()
         let response = await capture.response
