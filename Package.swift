@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .executable(name: "gateway", targets: ["GatewayCLI"]),
         .executable(name: "demo-origin", targets: ["DemoOriginCLI"]),
-        .library(name: "Gateway", targets: ["Gateway"]),
+        .library(name: "Gateway", targets: ["Gateway", "GatewayRuntime"]),
         .library(name: "GatewayModels", targets: ["GatewayModels"]),
         .library(name: "DemoOrigin", targets: ["DemoOrigin"]),
         .library(name: "HTTPCodec", targets: ["HTTPCodec"]),
@@ -59,16 +59,45 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        // gzip and gunzip of whole bodies over zlib; the only target that imports CZlib.
-        .target(name: "BodyCompression", dependencies: ["CZlib", "GatewayModels"]),
-        // The server library. Only Sources/Gateway/Transport imports CLibevent, COpenSSL and
-        // CHiredis.
+        // gzip and gunzip of whole bodies over zlib, and when answers are gzipped; the only
+        // target that imports CZlib.
+        .target(name: "BodyCompression", dependencies: ["CZlib", "GatewayModels", "HTTPInterface"]),
+        // The route table (each route with its handler, stored answer and rate-limit class)
+        // and `RouterApplication`, the `ServerApplication` over it. No C, no transport.
         .target(
-            name: "Gateway",
+            name: "Routing",
+            dependencies: ["HTTPInterface", "GatewayModels", "Observability", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Event loops, the HTTP/1.1 server (listener, client connections, TLS) and the origin
+        // client: the only targets that import CLibevent and COpenSSL are this one and
+        // RedisClient. It reaches the application only through HTTPInterface's
+        // `ServerApplication`.
+        .target(
+            name: "Transport",
             dependencies: [
                 "CLibevent",
                 "COpenSSL",
-                "CHiredis",
+                "HTTPInterface",
+                "HTTPCodec",
+                "GatewayModels",
+                "BodyCompression",
+                "Observability",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The Redis connection (hiredis on a transport loop); the only target that imports
+        // CHiredis. What does not share state across replicas does not link it.
+        .target(
+            name: "RedisClient",
+            dependencies: ["CHiredis", "CLibevent", "Transport", "HTTPInterface", "Observability", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The gateway application: routes, rate limits, reads, writes, caches, images,
+        // replicas, configuration. No C module, no transport: it sees loops, the origin and
+        // Redis through HTTPInterface's protocols.
+        .target(
+            name: "Gateway",
+            dependencies: [
+                "Routing",
                 "BodyCompression",
                 "HTTPInterface",
                 "Observability",
@@ -82,13 +111,31 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // A stand-in for the origin (v1, v2 and v2b) on the gateway's transport: tests, benchmarks, and the
-        // gateway's default run without --origin.
+        // The assembled gateway process: the application on the transport, with each loop's
+        // Redis connection, the replicas' subscription and the rate-limit sync.
+        .target(
+            name: "GatewayRuntime",
+            dependencies: [
+                "Gateway",
+                "Routing",
+                "Transport",
+                "RedisClient",
+                "HTTPInterface",
+                "HTTPCodec",
+                "Observability",
+                "GatewayModels",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A stand-in for the origin (v1, v2 and v2b) on the gateway's transport and router:
+        // tests, benchmarks, and the gateway's default run without --origin. Not on the app.
         .target(
             name: "DemoOrigin",
             dependencies: [
-                "Gateway",
+                "Routing",
+                "Transport",
                 "HTTPInterface",
+                "HTTPCodec",
                 "GatewayModels",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -98,7 +145,7 @@ let package = Package(
             name: "DemoOriginCLI",
             dependencies: [
                 "DemoOrigin",
-                "Gateway",
+                "Transport",
                 "Observability",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -108,7 +155,11 @@ let package = Package(
         .executableTarget(
             name: "GatewayCLI",
             dependencies: [
+                "GatewayRuntime",
                 "Gateway",
+                "Transport",
+                "HTTPInterface",
+                "BodyCompression",
                 "GatewayModels",
                 "Observability",
                 "DemoOrigin",
@@ -138,12 +189,14 @@ let package = Package(
         .target(name: "TestPhotos", dependencies: ["CVips", "ImageProcessing"], path: "Tests/TestPhotos"),
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["Gateway", "GatewayCLI", "GatewayModels", "HTTPInterface", "Observability", "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
+            dependencies: [
+                "Gateway", "GatewayRuntime", "Routing", "Transport", "RedisClient", "GatewayCLI", "GatewayModels", "HTTPInterface", "Observability",
+                "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
-        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Gateway", "GatewayModels", "HTTPInterface", "BodyCompression", "TestSupport"]),
+        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Transport", "Routing", "GatewayModels", "HTTPInterface", "BodyCompression", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,9 @@
 import Foundation
-import Gateway
 import GatewayModels
+import HTTPCodec
 import Logging
+import Routing
+import Transport
 
 /// A stand-in for the Open Market origin on the gateway's own libevent transport, one loop:
 /// the API of the configured generation (``DemoOriginConfiguration/generation``: v1
@@ -28,7 +30,7 @@ public final class DemoOrigin: Sendable {
     private let server = Locked<ServerState>(ServerState())
 
     private struct ServerState: @unchecked Sendable {
-        var running: GatewayServer?
+        var running: HTTPServer?
         var port: Int?
         var seeded = false
         var finished = false
@@ -142,14 +144,15 @@ public final class DemoOrigin: Sendable {
 
     private func bind(port: Int) throws -> URL {
         let configuration = core.configuration
-        var serverConfiguration = GatewayConfiguration()
+        var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = port
         serverConfiguration.threads = 1
-        serverConfiguration.maxBodyBytes = configuration.maxBodyBytes
+        serverConfiguration.requestLimits = RequestLimits(maxBodyBytes: configuration.maxBodyBytes)
         serverConfiguration.shutdownGrace = configuration.shutdownGrace
         serverConfiguration.idleTimeout = configuration.idleTimeout
-        let gatewayServer = GatewayServer(configuration: serverConfiguration, router: router, logger: logger)
+        let gatewayServer = HTTPServer(
+            configuration: serverConfiguration, application: RouterApplication(router: router, logger: logger), logger: logger)
         let alreadyRunning = try server.withLock { state throws -> Bool in
             precondition(!state.finished, "DemoOrigin used after shutdown")
             guard state.running == nil else { return true }

@@ -1,9 +1,9 @@
 import ArgumentParser
 import DemoOrigin
 import Foundation
-import Gateway
 import Logging
 import Observability
+import Transport
 
 /// `demo-origin`: the Open Market stand-in on its own (v1, v2 or v2b), for tests and for
 /// benchmarks against other proxies. Serves until SIGTERM or SIGINT, then exits 0.

@@ -3,8 +3,10 @@ import DemoOrigin
 import Foundation
 import Gateway
 import GatewayModels
+import GatewayRuntime
 import Logging
 import Observability
+import Transport
 
 /// `gateway`: flags (or their `GATEWAY_*` environment variables) into a configuration,
 /// then serve until SIGTERM or SIGINT.
@@ -54,7 +56,10 @@ struct GatewayCommand: ParsableCommand {
     func makeConfiguration() throws(TransportError) -> GatewayConfiguration {
         var configuration = gatewayConfiguration
         if let tlsCert = tls.tlsCert, let tlsKey = tls.tlsKey {
-            configuration.tls = try TLSContext.server(certificateFile: tlsCert, privateKeyFile: tlsKey)
+            // Loaded once here so a bad file stops the gateway before anything starts; the
+            // server loads its own context from the same files.
+            _ = try TLSContext.server(certificateFile: tlsCert, privateKeyFile: tlsKey)
+            configuration.tls = TLSConfiguration(certificateFile: tlsCert, privateKeyFile: tlsKey)
         }
         return configuration
     }

@@ -12,3 +12,18 @@ public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
     case trace = "TRACE"
     case connect = "CONNECT"
 }
+
+extension HTTPMethod {
+    /// The method whose name is exactly `bytes` (case-sensitive, as RFC 9110 has it), or nil.
+    /// Allocates nothing.
+    public init?(bytes: UnsafeRawBufferPointer) {
+        for method in HTTPMethod.allCases {
+            let name = method.rawValue.utf8
+            if name.count == bytes.count && name.elementsEqual(bytes) {
+                self = method
+                return
+            }
+        }
+        return nil
+    }
+}

@@ -11,3 +11,10 @@ public protocol RedisCommanding: AnyObject, Sendable {
     /// (refused at once while the breaker is open or too many commands wait).
     func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void)
 }
+
+/// What replicas say to each other on their channel besides their own messages.
+public enum RedisChannel {
+    /// Published by the subscribing connection at every heartbeat interval, so a silent
+    /// channel can be told from a dead subscription; listeners ignore it.
+    public static let heartbeatMessage = "hb"
+}

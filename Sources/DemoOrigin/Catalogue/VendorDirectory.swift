@@ -1,5 +1,4 @@
 import Foundation
-import Gateway
 import HTTPInterface
 
 /// The configured vendors, looked up by the `identifier` header of a v2/v2b write or by the

@@ -1,4 +1,3 @@
-import Gateway
 import HTTPInterface
 
 /// An error as the demo v2/v2b origin answers it: a status and a short reason as plain

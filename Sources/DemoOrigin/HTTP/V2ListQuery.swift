@@ -1,4 +1,3 @@
-import Gateway
 import GatewayModels
 import HTTPInterface
 

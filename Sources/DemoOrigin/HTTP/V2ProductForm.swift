@@ -1,5 +1,4 @@
 import Foundation
-import Gateway
 import GatewayModels
 import HTTPInterface
 

@@ -1,6 +1,6 @@
-import Gateway
 import GatewayModels
 import HTTPInterface
+import Routing
 
 /// `/__admin/`: the test and benchmark controls. Never counted, never faulted.
 ///

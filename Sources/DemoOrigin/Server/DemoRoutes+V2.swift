@@ -1,7 +1,7 @@
 import Foundation
-import Gateway
 import GatewayModels
 import HTTPInterface
+import Routing
 
 /// The v2 (`market-training.yagom-academy.kr`, 2022) and v2b (`openmarket.yagom-academy.kr`,
 /// late 2022 on) API, as `shared/docs/upstream-api.md` §3 and §4 describe it:

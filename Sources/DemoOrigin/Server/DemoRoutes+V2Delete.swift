@@ -1,7 +1,7 @@
 import Foundation
-import Gateway
 import GatewayModels
 import HTTPInterface
+import Routing
 
 /// The v2/v2b two-step deletes. Both steps take the `identifier` header; the first also the
 /// vendor's `secret` as JSON `{"secret": …}`. Tokens come from ``DeleteTokens``: single-use,

@@ -3,6 +3,7 @@ import Foundation
 import GatewayModels
 import HTTPInterface
 import Observability
+import Routing
 
 /// The admin listener's routes (`--admin-port`): `POST /admin/purge`, `GET /admin/cache`,
 /// and `GET /metrics` with `--metrics-on-admin`. Every one needs `Authorization: Bearer

@@ -3,6 +3,7 @@ import HTTPInterface
 import ImageProcessing
 import Logging
 import Observability
+import Routing
 
 /// The gateway's routes, assembled from its configuration.
 public enum GatewayApplication {
@@ -22,12 +23,11 @@ public enum GatewayApplication {
         reads?.register(in: &router)
         writes?.register(in: &router)
         images?.register(in: &router)
-        router.add(.get, "/healthz", .immediate { _, _ in HealthHandler.response })
-        router.addStored("/healthz") { _, _, answer in
+        router.add(.get, "/healthz", stored: { _, _, answer in
             answer.append(HealthHandler.storedHead)
             answer.body = HealthHandler.response.body
             return true
-        }
+        }, .immediate { _, _ in HealthHandler.response })
         if servesMetrics { router.add(.get, "/metrics", metricsRoute(metrics)) }
         return router
     }
@@ -108,35 +108,14 @@ public enum GatewayApplication {
                 servesMetrics: !configuration.admin.servesMetrics),
             reads: reads, writes: writes, images: images, purger: purger, replicaListener: shared == nil ? nil : purger)
     }
-
-    /// The admin listener of a gateway whose routes are `routes`, when
-    /// `configuration.admin.port` is set: one loop on the admin host and port, plain HTTP,
-    /// no rate limits, with the replicas' Redis for purges. Not started.
-    ///
-    /// - Throws: `AdminConfigurationError` when the port is set without a token.
-    public static func adminServer(
-        configuration: GatewayConfiguration, routes: OriginRoutes, metrics: GatewayMetrics, logger: Logger
-    ) throws -> GatewayServer? {
-        guard let port = configuration.admin.port else { return nil }
-        guard let token = configuration.admin.token, !token.isEmpty else {
-            throw AdminConfigurationError(
-                reason: "--admin-port needs a token: --admin-token, GATEWAY_ADMIN_TOKEN or GATEWAY_ADMIN_TOKEN_FILE")
-        }
-        var admin = configuration
-        admin.host = configuration.admin.host
-        admin.port = port
-        admin.threads = 1
-        admin.tls = nil
-        admin.rateLimits = RateLimitConfiguration()
-        let router = AdminRoutes.router(token: token, routes: routes, metrics: metrics, servesMetrics: configuration.admin.servesMetrics)
-        var adminLogger = logger
-        adminLogger[metadataKey: "listener"] = "admin"
-        return GatewayServer(configuration: admin, router: router, logger: adminLogger, metrics: metrics)
-    }
 }
 
 /// The admin listener's settings cannot work.
 public struct AdminConfigurationError: Error, CustomStringConvertible {
     public let reason: String
     public var description: String { reason }
+
+    public init(reason: String) {
+        self.reason = reason
+    }
 }

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import Routing
 
 /// The `{id}` of `/v1/products/{id}`: a positive 64-bit integer in plain digits.
 enum ProductID {

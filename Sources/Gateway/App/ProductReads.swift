@@ -3,6 +3,7 @@ import Dispatch
 import GatewayModels
 import HTTPInterface
 import Observability
+import Routing
 import Synchronization
 
 /// `GET /v1/products?page=N&pageSize=M&q=…` and `GET /v1/products/{id}`: contract pages from
@@ -110,7 +111,10 @@ public final class ProductReads: Sendable {
 
     /// Adds the two read routes to `router`.
     public func register(in router: inout Router) {
-        router.add(.get, "/v1/products", .deferred { [self] request, context, responder in
+        router.add(.get, "/v1/products", limit: RateLimitKind.reads.name, stored: { [self] request, _, answer in
+            guard let query = ListQueryParameters.parseStored(request) else { return false }
+            return answerStored(.list(query), request, &answer)
+        }, .deferred { [self] request, context, responder in
             switch ListQueryParameters.parse(request) {
             case .failure(let error):
                 responder.fail(error)
@@ -120,18 +124,13 @@ public final class ProductReads: Sendable {
                 serve(.list(query), request: request, context: context, responder: responder)
             }
         })
-        router.add(.get, "/v1/products/{id}", .deferred { [self] request, context, responder in
+        router.add(.get, "/v1/products/{id}", limit: RateLimitKind.reads.name, stored: { [self] request, id, answer in
+            guard let id = ProductID.parse(id) else { return false }
+            return answerStored(.detail(id: id), request, &answer)
+        }, .deferred { [self] request, context, responder in
             guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
             serve(.detail(id: id), request: request, context: context, responder: responder)
         })
-        router.addStored("/v1/products") { [self] request, _, answer in
-            guard let query = ListQueryParameters.parseStored(request) else { return false }
-            return answerStored(.list(query), request, &answer)
-        }
-        router.addStored("/v1/products/{id}") { [self] request, id, answer in
-            guard let id = ProductID.parse(id) else { return false }
-            return answerStored(.detail(id: id), request, &answer)
-        }
     }
 
     /// A fresh page answered from the cache as stored bytes (or declined: the ordinary route

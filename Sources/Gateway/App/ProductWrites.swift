@@ -1,7 +1,8 @@
-import HTTPCodec
 import Dispatch
 import GatewayModels
+import HTTPCodec
 import HTTPInterface
+import Routing
 
 /// `POST /v1/products`, `PATCH /v1/products/{id}` and `DELETE /v1/products/{id}`: client
 /// input validated in full (every field error at once, nothing sent to the origin when any),
@@ -74,14 +75,14 @@ public final class ProductWrites: Sendable {
 
     /// Adds the three write routes to `router`.
     public func register(in router: inout Router) {
-        router.add(.post, "/v1/products", .deferred { [self] request, context, responder in
+        router.add(.post, "/v1/products", limit: RateLimitKind.writes.name, .deferred { [self] request, context, responder in
             handle(request, context: context, responder: responder, onWorkers: true) { [self] body, contentType throws(ValidationFailure) in
                 try .create(MediaType.isJSON(contentType)
                     ? ProductDraft.decode(json: body, limits: limits, preparer: preparer)
                     : ProductDraft.decode(multipart: body, contentType: contentType, limits: limits, preparer: preparer))
             }
         })
-        router.add(.patch, "/v1/products/{id}", .deferred { [self] request, context, responder in
+        router.add(.patch, "/v1/products/{id}", limit: RateLimitKind.writes.name, .deferred { [self] request, context, responder in
             guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
             handle(request, context: context, responder: responder, onWorkers: true) { [self] body, contentType throws(ValidationFailure) in
                 try .update(id: id, MediaType.isJSON(contentType)
@@ -89,7 +90,7 @@ public final class ProductWrites: Sendable {
                     : ProductPatch.decode(multipart: body, contentType: contentType, limits: limits, preparer: preparer))
             }
         })
-        router.add(.delete, "/v1/products/{id}", .deferred { [self] request, context, responder in
+        router.add(.delete, "/v1/products/{id}", limit: RateLimitKind.writes.name, .deferred { [self] request, context, responder in
             guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
             handle(request, context: context, responder: responder, jsonOnly: true) { [self] body, _ throws(ValidationFailure) in
                 .delete(id: id, try ProductDeletion.decode(json: body, limits: limits))

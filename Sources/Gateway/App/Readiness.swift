@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import HTTPInterface
+import Routing
 
 /// `GET /readyz`, for load balancers and for apps that show a "service unavailable" banner.
 ///

@@ -1,4 +1,4 @@
-import Observability
+import HTTPInterface
 
 /// RFC 9211 `Cache-Status` values, from the gateway's cache (named `open-market-gateway`).
 enum CacheStatus {
@@ -30,9 +30,13 @@ enum CacheStatus {
     }
 }
 
-extension AccessLine {
-    /// The access log's `cache` field from the answer's `Cache-Status`.
-    static func cache(_ cacheStatus: String?) -> String? {
+extension GatewayApplication {
+    /// The access log's `cache` field of an answer, from its `Cache-Status`.
+    public static func cacheOutcome(of response: GatewayResponse) -> String? {
+        cacheOutcome(response.headers["Cache-Status"])
+    }
+
+    static func cacheOutcome(_ cacheStatus: String?) -> String? {
         guard let cacheStatus else { return nil }
         if cacheStatus.hasPrefix(CacheStatus.name + "; hit") { return cacheStatus.contains("fwd=stale") ? "stale" : "hit" }
         if cacheStatus.hasPrefix(CacheStatus.sharedName + "; hit") { return "shared_hit" }

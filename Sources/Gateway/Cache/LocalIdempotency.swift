@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import Routing
 
 /// `Idempotency-Key` records in this process only (no `--redis-url`): ``IdempotencyStore``,
 /// with the wait for a running request bounded.

@@ -1,4 +1,6 @@
+import BodyCompression
 import Foundation
+import HTTPInterface
 import HTTPCodec
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +10,7 @@ import Glibc
 public struct GatewayConfiguration: Sendable {
     /// Address to listen on (`0.0.0.0`, `::`, `127.0.0.1`, or a host name resolved at start).
     public var host: String = "0.0.0.0"
-    /// Port to listen on; 0 picks a free one (tests), readable from `GatewayServer.port`.
+    /// Port to listen on; 0 picks a free one (tests), readable from the server's `port`.
     public var port: Int = 8080
     /// Event loops, each with its own thread, event_base, listening socket and connections,
     /// all on one port.
@@ -53,8 +55,8 @@ public struct GatewayConfiguration: Sendable {
     public var readPath = ReadPathConfiguration()
     /// Signed image URLs, image fetching and the image cache.
     public var images = ImageConfiguration()
-    /// Serve HTTPS with this server context instead of plain HTTP.
-    public var tls: TLSContext?
+    /// Serve HTTPS with this certificate and key instead of plain HTTP (loaded at start).
+    public var tls: TLSConfiguration?
     /// The replicas' shared Redis (idempotency keys, across replicas and restarts); nil runs
     /// this process on its own, with everything in memory.
     public var redis: RedisConfiguration?
@@ -80,5 +82,16 @@ public struct GatewayConfiguration: Sendable {
 
     public static var defaultThreads: Int {
         max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+}
+
+/// The files of the server's TLS certificate chain and private key (PEM).
+public struct TLSConfiguration: Sendable, Equatable {
+    public var certificateFile: String
+    public var privateKeyFile: String
+
+    public init(certificateFile: String, privateKeyFile: String) {
+        self.certificateFile = certificateFile
+        self.privateKeyFile = privateKeyFile
     }
 }

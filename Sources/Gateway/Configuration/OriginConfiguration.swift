@@ -1,3 +1,4 @@
+import HTTPInterface
 import GatewayModels
 
 /// The origin, in one place: where it is, which API generation it speaks, who the gateway

@@ -2,6 +2,7 @@ import GatewayModels
 import HTTPInterface
 import ImageProcessing
 import Observability
+import Routing
 
 /// `GET /v1/images/{token}?w=N`: the image a signed token names, at an allowed width (none:
 /// the source's own), in the format the client's `Accept` allows (AVIF, else WebP, else the
@@ -76,12 +77,11 @@ public final class ImageReads: Sendable {
 
     /// Adds `/v1/images/{token}` to `router`.
     public func register(in router: inout Router) {
-        router.add(.get, "/v1/images/{token}", .deferred { [self] request, context, responder in
+        router.add(.get, "/v1/images/{token}", limit: RateLimitKind.images.name, stored: { [self] request, token, answer in
+            answerStored(request, token: token, &answer)
+        }, .deferred { [self] request, context, responder in
             serve(request, context: context, responder: responder)
         })
-        router.addStored("/v1/images/{token}") { [self] request, token, answer in
-            answerStored(request, token: token, &answer)
-        }
     }
 
     /// A memory- or disk-tier hit for a token verified before, answered as stored bytes

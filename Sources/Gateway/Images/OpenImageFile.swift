@@ -1,4 +1,5 @@
 import Glibc
+import HTTPInterface
 
 /// A disk-tier image whose file is open and whose checksum was verified once, when the file
 /// entered the tier (written, or first read after a restart): hits send its body straight
@@ -9,11 +10,11 @@ import Glibc
 /// its reference when the file is evicted; a connection holds one while it sends). Files are
 /// never rewritten in place (a new version is a new file, renamed over the old name), so an
 /// open descriptor always reads the verified bytes.
-public final class OpenImageFile: Sendable {
-    let descriptor: Int32
+public final class OpenImageFile: FileBody {
+    public let descriptor: Int32
     /// Where the body starts in the file, and its length.
-    let bodyOffset: Int
-    let bodyLength: Int
+    public let bodyOffset: Int
+    public let bodyLength: Int
     /// The image's metadata and heads (its `identity` is empty: the body stays on disk).
     let image: CachedPage
     /// The file's name in the disk tier (for recency on hits).

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPCodec
+import HTTPInterface
 
 /// Which budget a request spends: the three named policies of `RateLimit-Policy`.
 enum RateLimitKind: Int, CaseIterable, Sendable {
@@ -22,14 +23,16 @@ struct RateLimitPolicy: Sendable {
     let rule: RateRule
     /// The whole `RateLimit-Policy` line with its CRLF.
     let policyLine: [UInt8]
-    /// `RateLimit: "reads";r=`; then `r`, ``resetInfix``, `t` and CRLF.
+    /// `RateLimit: "reads";r=`; then `r`, `;t=`, `t` and CRLF.
     let ratePrefix: [UInt8]
-    static let resetInfix: [UInt8] = Array(";t=".utf8)
+    /// `"reads";q=600;w=60`.
+    let policyValue: String
 
     init(kind: RateLimitKind, rule: RateRule) {
         self.kind = kind
         self.rule = rule
-        policyLine = Array("RateLimit-Policy: \(Self.policyValue(kind, rule))\r\n".utf8)
+        policyValue = Self.policyValue(kind, rule)
+        policyLine = Array("RateLimit-Policy: \(policyValue)\r\n".utf8)
         ratePrefix = Array("RateLimit: \"\(kind.name)\";r=".utf8)
     }
 
@@ -38,20 +41,10 @@ struct RateLimitPolicy: Sendable {
         "\"\(kind.name)\";q=\(rule.quota);w=\(rule.windowSeconds)"
     }
 
-    var policyValue: String { Self.policyValue(kind, rule) }
-
-    /// `"reads";r=12;t=1`.
-    func rateValue(_ decision: CellRate.Decision) -> String {
-        "\"\(kind.name)\";r=\(decision.remaining);t=\(decision.resetSeconds)"
-    }
-
-    /// Appends both header lines for `decision` to a response head.
-    func append(_ decision: CellRate.Decision, to head: inout [UInt8]) {
-        head.append(contentsOf: policyLine)
-        head.append(contentsOf: ratePrefix)
-        ResponseHeadWriter.appendDecimal(decision.remaining, to: &head)
-        head.append(contentsOf: Self.resetInfix)
-        ResponseHeadWriter.appendDecimal(decision.resetSeconds, to: &head)
-        head.append(contentsOf: ResponseHeadWriter.crlf)
+    /// What `decision` puts on the answer. Copies no bytes.
+    func fields(_ decision: CellRate.Decision) -> RateLimitFields {
+        RateLimitFields(
+            policyName: kind.name, policyValue: policyValue, policyLine: policyLine, ratePrefix: ratePrefix, allowed: decision.allowed,
+            remaining: decision.remaining, resetSeconds: decision.resetSeconds, retryAfterSeconds: decision.retryAfterSeconds)
     }
 }

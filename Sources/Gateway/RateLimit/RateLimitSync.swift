@@ -13,7 +13,7 @@ import Observability
 /// goes on per process (`gateway_rate_limit_shared` 0) until a sync works again.
 ///
 /// Runs on the loop that owns `redis`.
-final class RateLimitSync: Sendable {
+package final class RateLimitSync: Sendable {
     let limiter: RateLimiter
     let redis: any RedisCommanding
     /// `omg:<16 hex digits>:rl:`.
@@ -43,7 +43,7 @@ final class RateLimitSync: Sendable {
         return #out
         """
 
-    init(limiter: RateLimiter, redis: any RedisCommanding, prefix: String, channel: String, metrics: GatewayMetrics) {
+    package init(limiter: RateLimiter, redis: any RedisCommanding, prefix: String, channel: String, metrics: GatewayMetrics) {
         self.limiter = limiter
         self.redis = redis
         self.prefix = prefix
@@ -52,7 +52,7 @@ final class RateLimitSync: Sendable {
     }
 
     /// Syncs every ``interval`` from now on, for as long as the loop runs.
-    func start() {
+    package func start() {
         metrics.rateLimitShared(true)
         redis.loop.schedule(after: Self.interval) { [self] in tick() }
     }
@@ -85,7 +85,7 @@ final class RateLimitSync: Sendable {
 
     /// Applies a sync's message (`rl:<policy> <key> <debt µs>,…`); false when `payload` is
     /// not one. Any thread.
-    static func apply(_ payload: [UInt8], to limiter: RateLimiter) -> Bool {
+    package static func apply(_ payload: [UInt8], to limiter: RateLimiter) -> Bool {
         guard payload.starts(with: messagePrefix.utf8) else { return false }
         for entry in parse(payload) {
             limiter.apply(entry.kind, client: entry.client, debt: .microseconds(entry.debtMicroseconds))

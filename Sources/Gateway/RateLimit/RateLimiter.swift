@@ -2,6 +2,7 @@ import Crypto
 import GatewayModels
 import HTTPCodec
 import HTTPInterface
+import Routing
 
 /// The per-client budgets of one process: for each named policy, each client's theoretical
 /// arrival time (``CellRate``) in a table split into shards, each behind its own lock.
@@ -10,19 +11,13 @@ import HTTPInterface
 /// nothing. Tables are bounded: clients whose budget is full again are forgotten when a
 /// table grows, and past ``RateLimitConfiguration/maxClients`` new clients share one budget
 /// until room is made.
-final class RateLimiter: Sendable {
+package final class RateLimiter: RequestAdmission {
     /// Who a budget belongs to: an IPv4 address, an IPv6 /64, or the digest of a key header.
     struct ClientKey: Hashable, Sendable {
         var high: UInt64
         var low: UInt64
         /// Every client that finds its table full.
         static let overflow = ClientKey(high: ~0, low: ~0)
-    }
-
-    /// One request's verdict under one policy.
-    struct Verdict: Sendable {
-        let policy: RateLimitPolicy
-        let decision: CellRate.Decision
     }
 
     private struct Shard: Sendable {
@@ -57,9 +52,9 @@ final class RateLimiter: Sendable {
     private let keyHeader: [UInt8]?
     private let start = ContinuousClock.now
     /// Whether allowed requests are counted for ``takeSpent()`` (with `--redis-url`).
-    let shared: Bool
+    package let shared: Bool
 
-    init(configuration: RateLimitConfiguration, shared: Bool = false) {
+    package init(configuration: RateLimitConfiguration, shared: Bool = false) {
         self.shared = shared
         let rules = [configuration.reads, configuration.writes, configuration.images]
         policies = RateLimitKind.allCases.map { kind in rules[kind.rawValue].map { RateLimitPolicy(kind: kind, rule: $0) } }
@@ -68,30 +63,14 @@ final class RateLimiter: Sendable {
         keyHeader = configuration.keyHeader.map { Array($0.lowercased().utf8) }
     }
 
-    /// The policy a request spends, from its method and path alone (before routing, so a
-    /// cache hit and a miss cost the same): nil when it spends none (health, readiness,
-    /// metrics, `OPTIONS`, paths outside the API) or that budget is off. The router matches
-    /// percent-decoded segments, so a path with an escape is judged decoded (`/v1/%70roducts`
-    /// spends reads like `/v1/products`); only that rare path allocates.
-    func policy(method: UnsafeRawBufferPointer, path: UnsafeRawBufferPointer) -> RateLimitPolicy? {
-        guard path.contains(UInt8(ascii: "%")) else { return policy(method: method, decodedPath: path) }
-        guard let decoded = PercentDecoding.decode(Substring(String(decoding: path, as: UTF8.self))) else { return nil }
-        return Array(decoded.utf8).withUnsafeBytes { policy(method: method, decodedPath: $0) }
-    }
-
-    private func policy(method: UnsafeRawBufferPointer, decodedPath path: UnsafeRawBufferPointer) -> RateLimitPolicy? {
-        if Self.isUnder(path, Self.productsPath) {
-            if Self.equals(method, "OPTIONS") { return nil }
-            let read = Self.equals(method, "GET") || Self.equals(method, "HEAD")
-            return policies[(read ? RateLimitKind.reads : .writes).rawValue]
-        }
-        if Self.isUnder(path, Self.imagesPath) && !Self.equals(method, "OPTIONS") { return policies[RateLimitKind.images.rawValue] }
-        return nil
+    /// The policy of `kind`, when its budget is on.
+    func policy(_ kind: RateLimitKind) -> RateLimitPolicy? {
+        policies[kind.rawValue]
     }
 
     /// Spends one request of `policy` for `client` now.
-    func check(_ policy: RateLimitPolicy, client: ClientKey) -> Verdict {
-        Verdict(policy: policy, decision: check(policy.kind, rule: policy.rule, client: client, now: nanoseconds(.now)))
+    func check(_ policy: RateLimitPolicy, client: ClientKey) -> RateLimitFields {
+        policy.fields(check(policy.kind, rule: policy.rule, client: client, now: nanoseconds(.now)))
     }
 
     func check(_ kind: RateLimitKind, rule: RateRule, client: ClientKey, now: Int64) -> CellRate.Decision {
@@ -199,25 +178,6 @@ final class RateLimiter: Sendable {
         }
     }
 
-    private static let productsPath: StaticString = "/v1/products"
-    private static let imagesPath: StaticString = "/v1/images"
-
-    /// `path` is `prefix` or under it (`prefix/…`).
-    private static func isUnder(_ path: UnsafeRawBufferPointer, _ prefix: StaticString) -> Bool {
-        let count = prefix.utf8CodeUnitCount
-        guard path.count >= count else { return false }
-        let same = prefix.withUTF8Buffer { expected in
-            (0..<count).allSatisfy { path[$0] == expected[$0] }
-        }
-        return same && (path.count == count || path[count] == UInt8(ascii: "/"))
-    }
-
-    private static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
-        text.withUTF8Buffer { expected in
-            bytes.count == expected.count && (0..<bytes.count).allSatisfy { bytes[$0] == expected[$0] }
-        }
-    }
-
     private static func equalsLowercased(_ bytes: UnsafeRawBufferPointer, _ lowercase: [UInt8]) -> Bool {
         guard bytes.count == lowercase.count else { return false }
         for index in 0..<bytes.count {
@@ -226,5 +186,17 @@ final class RateLimiter: Sendable {
             if byte != lowercase[index] { return false }
         }
         return true
+    }
+}
+
+extension RateLimiter {
+    /// The budget named `name` (`reads`, `writes`, `images`), when it is on.
+    package func classNumber(named name: String) -> Int? {
+        guard let kind = RateLimitKind.allCases.first(where: { $0.name == name }), policies[kind.rawValue] != nil else { return nil }
+        return kind.rawValue
+    }
+
+    package func spend(_ number: Int, request: RequestBytes, peer: IPAddress) -> RateLimitFields {
+        check(policies[number]!, client: client(peer: peer, head: request.head, bytes: request.buffer))
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPInterface
+import Routing
 
 /// Where `Idempotency-Key` records live: in this process (``LocalIdempotency``), or in the
 /// replicas' shared Redis (``SharedIdempotency``), so a retry that lands on another replica,

@@ -4,7 +4,7 @@ import GatewayModels
 /// The prefixes of the gateway's keys in the shared Redis. Replicas in front of one origin
 /// share one namespace; a replica configured for another origin or generation never reads
 /// the first one's records.
-enum ReplicaNamespace {
+package enum ReplicaNamespace {
     /// `omg:<16 hex digits>:`: for records about writes (`Idempotency-Key`), named by the
     /// origin's URL and generation only, so a rolling deploy that changes anything else still
     /// finds every key.
@@ -27,7 +27,7 @@ enum ReplicaNamespace {
 
     /// `omg:<16 hex digits>:rl:`: for the per-client budgets, named by the origin's URL and
     /// generation (the clients of one deployment).
-    static func rateLimits(origin: String, generation: OriginGeneration) -> String {
+    package static func rateLimits(origin: String, generation: OriginGeneration) -> String {
         "omg:" + digest([Array("ratelimits".utf8), Array(origin.utf8), Array(generation.rawValue.utf8)]).prefix(16) + ":rl:"
     }
 

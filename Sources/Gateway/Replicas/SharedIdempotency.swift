@@ -1,5 +1,6 @@
 import HTTPInterface
 import Logging
+import Routing
 
 /// `Idempotency-Key` records in the replicas' shared Redis: exactly one create reaches the
 /// origin per key, whichever replica each retry lands on, and across restarts.

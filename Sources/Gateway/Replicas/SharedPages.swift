@@ -281,7 +281,7 @@ final class SharedPages: Sendable {
     static func message(_ payload: [UInt8]) -> Message? {
         let text = String(decoding: payload, as: UTF8.self)
         if text == "lists" { return .invalidate(productID: nil) }
-        if text == RedisConnection.heartbeatMessage { return .heartbeat }
+        if text == RedisChannel.heartbeatMessage { return .heartbeat }
         if text.hasPrefix("p:"), let id = Int64(text.dropFirst(2)) { return .invalidate(productID: id) }
         if text == message(.pages) { return .purge(.pages) }
         if text == message(.all) { return .purge(.all) }

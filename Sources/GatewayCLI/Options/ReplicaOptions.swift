@@ -1,5 +1,6 @@
 import ArgumentParser
 import Gateway
+import HTTPInterface
 
 /// Several replicas sharing one Redis.
 struct ReplicaOptions: ConfigurationOptions {

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
-import TestSupport
 @testable import DemoOrigin
+import Foundation
+import TestSupport
+import Testing
 
 extension DemoOriginIntegrationTests {
     /// Counters, reset, stop and resume, the data file.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension DemoOriginIntegrationTests {
     /// The `demo-origin` executable as tests and benchmarks run it.

@@ -1,8 +1,8 @@
+@testable import DemoOrigin
 import Foundation
 import GatewayModels
-import Testing
 import TestSupport
-@testable import DemoOrigin
+import Testing
 
 extension DemoOriginIntegrationTests {
     /// What real clients sent the v1 server, and what it refused.

@@ -1,8 +1,8 @@
+@testable import DemoOrigin
 import Foundation
 import GatewayModels
-import Testing
 import TestSupport
-@testable import DemoOrigin
+import Testing
 
 extension DemoOriginIntegrationTests {
     @Suite struct ReadAPI {

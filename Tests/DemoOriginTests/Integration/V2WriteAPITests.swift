@@ -1,8 +1,8 @@
+@testable import DemoOrigin
 import Foundation
 import GatewayModels
-import Testing
 import TestSupport
-@testable import DemoOrigin
+import Testing
 
 extension DemoOriginIntegrationTests {
     /// v2/v2b creates and updates, and the checks they make.

@@ -1,3 +1,5 @@
+
+
 /// JSON read with its object keys in the order written (Foundation's parser forgets the
 /// order), to compare the demo origin's key order with the captured samples'. Strings and
 /// other scalars are kept as their raw text; enough for well-formed bodies.

@@ -1,7 +1,7 @@
+@testable import DemoOrigin
 import Foundation
 import Logging
 import TestSupport
-@testable import DemoOrigin
 
 /// A demo origin on 127.0.0.1 and a free port for one test, shut down whatever happens.
 enum OriginHarness {

@@ -1,7 +1,7 @@
+@testable import DemoOrigin
 import Foundation
 import GatewayModels
 import TestSupport
-@testable import DemoOrigin
 
 /// The demo vendors and the request pieces the v2/v2b tests send.
 enum V2 {

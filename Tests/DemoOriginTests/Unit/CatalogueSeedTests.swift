@@ -1,7 +1,7 @@
+@testable import DemoOrigin
 import Foundation
 import GatewayModels
 import Testing
-@testable import DemoOrigin
 
 @Suite struct CatalogueSeedTests {
     @Test func embeddedSamplesAreTheFixturesByteForByte() throws {

@@ -1,6 +1,6 @@
+@testable import DemoOrigin
 import Foundation
 import Testing
-@testable import DemoOrigin
 
 @Suite struct DataFileTests {
     @Test func roundTripsTheSeed() throws {

@@ -1,5 +1,5 @@
-import Testing
 @testable import DemoOrigin
+import Testing
 
 @Suite struct DeleteTokensTests {
     @Test func tokensAre32HexCharactersAndWorkOnceForTheirProduct() {

@@ -1,5 +1,5 @@
-import Testing
 @testable import DemoOrigin
+import Testing
 
 @Suite struct DemoFaultsTests {
     @Test func writesAndAppliesJSON() throws {

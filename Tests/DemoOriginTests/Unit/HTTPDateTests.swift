@@ -1,6 +1,6 @@
+@testable import DemoOrigin
 import Foundation
 import Testing
-@testable import DemoOrigin
 
 @Suite struct HTTPDateTests {
     @Test func formatsAndParsesIMFFixdate() {

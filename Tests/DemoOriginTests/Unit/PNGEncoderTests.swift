@@ -1,8 +1,7 @@
 import BodyCompression
-import Gateway
+@testable import DemoOrigin
 import GatewayModels
 import Testing
-@testable import DemoOrigin
 
 @Suite struct PNGEncoderTests {
     @Test func checksumsMatchTheirCheckValues() {

@@ -1,6 +1,6 @@
+@testable import DemoOrigin
 import Foundation
 import Testing
-@testable import DemoOrigin
 
 @Suite struct SeoulDateTimeTests {
     @Test func v2HasTwoTruncatedFractionDigitsAndV2bNone() {

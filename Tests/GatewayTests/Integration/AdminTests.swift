@@ -1,10 +1,11 @@
 import DemoOrigin
 import Foundation
-import GatewayModels
-@testable import Observability
-import Testing
-import TestSupport
 @testable import Gateway
+import GatewayModels
+@testable import GatewayRuntime
+@testable import Observability
+import TestSupport
+import Testing
 
 extension IntegrationTests {
     /// The admin listener: bearer token, purge across replicas, cache figures, `/metrics`.

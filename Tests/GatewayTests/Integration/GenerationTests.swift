@@ -1,11 +1,13 @@
 import DemoOrigin
 import Foundation
+@testable import Gateway
 import GatewayModels
+@testable import GatewayRuntime
 @testable import HTTPInterface
 @testable import Observability
-import Testing
+@testable import Routing
 import TestSupport
-@testable import Gateway
+import Testing
 
 extension IntegrationTests {
     /// The same contract in front of every origin generation: a real gateway and the demo

@@ -1,7 +1,9 @@
 import Foundation
-import Testing
-import TestSupport
 @testable import Gateway
+@testable import GatewayRuntime
+import TestSupport
+import Testing
+@testable import Transport
 
 extension IntegrationTests {
     /// A connection waiting for its next request holds no read buffer: the loop lends one
@@ -62,7 +64,7 @@ extension IntegrationTests {
         /// buffer of the gateway's (what OpenSSL keeps is measured by Benchmarks/idle.sh).
         @Test func tlsConnectionsHoldNoBufferBetweenRequests() async throws {
             let certificate = try TestCertificate(subjectAltNames: ["IP:127.0.0.1", "DNS:localhost"])
-            let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
+            let tls = TLSConfiguration(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
             try await TestServer.with(threads: 1, configure: { $0.tls = tls }) { server in
                 let port = server.port
                 let bridge = try await offPool { try TLSBridge(port: port, caFile: certificate.certificateFile) }

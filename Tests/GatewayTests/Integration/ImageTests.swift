@@ -1,12 +1,14 @@
 import DemoOrigin
 import Foundation
+@testable import Gateway
+import GatewayModels
+@testable import GatewayRuntime
 @testable import HTTPInterface
 import Logging
 @testable import Observability
-import Testing
+@testable import Routing
 import TestSupport
-@testable import Gateway
-import GatewayModels
+import Testing
 
 extension IntegrationTests {
     /// `/v1/images/{token}` through a real gateway, a demo origin and a second demo origin

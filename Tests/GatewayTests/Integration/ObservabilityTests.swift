@@ -1,11 +1,13 @@
 import Foundation
+@testable import Gateway
 import GatewayModels
+@testable import GatewayRuntime
 @testable import HTTPInterface
 import Logging
 @testable import Observability
-import Testing
+@testable import Routing
 import TestSupport
-@testable import Gateway
+import Testing
 
 extension IntegrationTests {
     /// Trace context to the origin and back in problems; JSON access log lines.

@@ -1,7 +1,8 @@
 import Foundation
+@testable import Gateway
 @testable import HTTPInterface
 import Testing
-@testable import Gateway
+@testable import Transport
 
 extension IntegrationTests {
     /// HTTPS origins: a local origin behind a certificate made for the test.
@@ -12,7 +13,7 @@ extension IntegrationTests {
             certificateFor names: [String], trustIt: Bool = true, _ body: (TestOrigin, TestOriginClient) async throws -> Void
         ) async throws {
             let certificate = try TestCertificate(subjectAltNames: names)
-            let origin = try TestOrigin(tls: .server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile))
+            let origin = try TestOrigin(tls: TLSConfiguration(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile))
             let client = try TestOriginClient(tls: .client(caFile: trustIt ? certificate.certificateFile : nil))
             defer {
                 client.shutdown()
@@ -51,7 +52,7 @@ extension IntegrationTests {
         /// SNI and the certificate check.
         @Test func aSeparateConnectAddressKeepsTheNameForHostAndCertificate() async throws {
             let certificate = try TestCertificate(subjectAltNames: ["DNS:localhost"])
-            let origin = try TestOrigin(tls: .server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile))
+            let origin = try TestOrigin(tls: TLSConfiguration(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile))
             let client = try TestOriginClient(tls: .client(caFile: certificate.certificateFile))
             defer {
                 client.shutdown()

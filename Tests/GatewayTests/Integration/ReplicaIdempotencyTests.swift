@@ -1,8 +1,9 @@
 import DemoOrigin
 import Foundation
-import Testing
-import TestSupport
 @testable import Gateway
+@testable import HTTPInterface
+import TestSupport
+import Testing
 
 extension IntegrationTests {
     /// `Idempotency-Key` across replicas and restarts, with a real `redis-server`: two or

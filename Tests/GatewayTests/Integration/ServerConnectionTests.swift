@@ -1,9 +1,11 @@
 import Foundation
+@testable import Gateway
+@testable import GatewayRuntime
 import Glibc
 import Logging
-import Testing
 import TestSupport
-@testable import Gateway
+import Testing
+@testable import Transport
 
 extension IntegrationTests {
     /// The gateway's own HTTP/1.1 connections (ServerLoop, ClientConnection,
@@ -635,7 +637,7 @@ extension IntegrationTests {
         /// connection (s_client), and a standard client reusing its connection (curl).
         @Test func servesHTTPSWithKeepAliveAndPipelining() async throws {
             let certificate = try TestCertificate(subjectAltNames: ["IP:127.0.0.1", "DNS:localhost"])
-            let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
+            let tls = TLSConfiguration(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
             try await TestServer.with(router: TestRoutes.router(), configure: { $0.tls = tls }) { server in
                 let port = server.port
                 try await offPool {
@@ -683,7 +685,7 @@ extension IntegrationTests {
         /// paused reading and its release, all in order.
         @Test func pipelinedLargeAnswersOverTLSAllArrive() async throws {
             let certificate = try TestCertificate(subjectAltNames: ["IP:127.0.0.1"])
-            let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
+            let tls = TLSConfiguration(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
             try await TestServer.with(router: TestRoutes.router(), threads: 1, configure: {
                 $0.tls = tls
                 $0.maxOutputBytes = 64 * 1024

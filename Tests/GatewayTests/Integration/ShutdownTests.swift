@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-import TestSupport
 @testable import Gateway
+@testable import GatewayRuntime
+import TestSupport
+import Testing
 
 extension IntegrationTests {
     @Suite struct Shutdown {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-import TestSupport
 @testable import Gateway
+@testable import Routing
+import TestSupport
+import Testing
 
 extension IntegrationTests {
     /// Cache hits answered from stored bytes (`Router.addStored`) say exactly what the

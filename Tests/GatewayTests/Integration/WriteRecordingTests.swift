@@ -1,11 +1,13 @@
 import Foundation
+@testable import Gateway
 import GatewayModels
+@testable import GatewayRuntime
 @testable import HTTPInterface
 import Logging
 @testable import Observability
-import Testing
+@testable import Routing
 import TestSupport
-@testable import Gateway
+import Testing
 
 extension IntegrationTests {
     /// What a write puts on the wire to the origin, byte for byte, and what it keeps out of

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+@testable import Gateway
 import GatewayModels
 @testable import HTTPInterface
 import Logging
-@testable import Gateway
+@testable import Routing
 
 /// A loop for handler tests: a serial queue, whose jobs run one at a time and on which
 /// `inLoop` is true. No libevent, no sockets.
@@ -147,8 +148,9 @@ struct HandlerHarness {
         let router = router
         let origin = origin
         loop.post {
-            router.resolve(request).run(
-                request, logger: Logger.quiet("handler-test"), origin: origin, responder: Responder(sink: capture, requestID: request.requestID))
+            router.run(
+                router.classify(request), request, logger: Logger.quiet("handler-test"),
+                services: LoopServices(origin: origin, redis: nil, drain: DrainState()), responder: Responder(sink: capture, requestID: request.requestID))
         }
         return capture
     }

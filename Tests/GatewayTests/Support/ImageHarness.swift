@@ -1,9 +1,10 @@
 import DemoOrigin
 import Foundation
+@testable import Gateway
+@testable import GatewayRuntime
 import Logging
 @testable import Observability
 import TestSupport
-@testable import Gateway
 
 /// A gateway with the product reads and `/v1/images/{token}` in front of a demo origin, and
 /// a second demo origin on another loopback port that is *not* the gateway's origin (for

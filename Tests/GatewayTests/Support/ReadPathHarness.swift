@@ -1,10 +1,11 @@
 import DemoOrigin
 import Foundation
-import GatewayModels
-import Logging
-import TestSupport
 @testable import Gateway
+import GatewayModels
+@testable import GatewayRuntime
+import Logging
 @testable import Observability
+import TestSupport
 
 /// A gateway wired as the `gateway` executable wires it (reads, writes, signed images) in
 /// front of a demo origin, both on 127.0.0.1, with an image cache in a fresh temporary

@@ -1,10 +1,12 @@
 import DemoOrigin
 import Foundation
+@testable import Gateway
 import GatewayModels
+@testable import GatewayRuntime
+@testable import HTTPInterface
 import Logging
 @testable import Observability
 import TestSupport
-@testable import Gateway
 
 /// Several gateways in front of one demo origin, sharing one real `redis-server`, all on
 /// 127.0.0.1: replicas as an operator runs them.

@@ -1,10 +1,13 @@
 import BodyCompression
 import Foundation
-@testable import HTTPInterface
-import Logging
 @testable import Gateway
 import GatewayModels
+@testable import GatewayRuntime
+@testable import HTTPInterface
+import Logging
 @testable import Observability
+@testable import Routing
+@testable import Transport
 
 /// An origin for the origin client's tests: a real server on 127.0.0.1 whose routes echo
 /// what arrived, answer slowly, gzip, or drop the connection, and count every request.
@@ -19,7 +22,7 @@ final class TestOrigin: Sendable {
         func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
     }
 
-    init(tls: TLSContext? = nil) throws {
+    init(tls: TLSConfiguration? = nil) throws {
         var configuration = GatewayConfiguration.loopback()
         configuration.tls = tls
         configuration.compression.minimumBytes = .max

@@ -1,8 +1,10 @@
 import Foundation
+@testable import Gateway
+@testable import GatewayRuntime
 @testable import HTTPInterface
 import Logging
-@testable import Gateway
 @testable import Observability
+@testable import Routing
 
 /// A real gateway server on 127.0.0.1 and a free port, for integration tests.
 struct TestServer {

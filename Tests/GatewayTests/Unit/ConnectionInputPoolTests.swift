@@ -1,6 +1,7 @@
+@testable import Gateway
 import HTTPCodec
 import Testing
-@testable import Gateway
+@testable import Transport
 
 /// `ConnectionInputPool`: one loop's spare read buffers and decoders. Pure: no sockets.
 @Suite struct ConnectionInputPoolTests {

@@ -1,5 +1,6 @@
-import Testing
 @testable import Gateway
+@testable import HTTPInterface
+import Testing
 
 @Suite struct IdempotencyRecordTests {
     static let fingerprint = IdempotencyRecord.fingerprint(path: "/v1/products", vendorIdentifier: nil, body: Array("{}".utf8))

@@ -1,7 +1,8 @@
-@testable import HTTPInterface
-import Testing
-import TestSupport
 @testable import Gateway
+@testable import HTTPInterface
+import TestSupport
+import Testing
+@testable import Transport
 
 @Suite struct OriginPoolStateTests {
     private let start = ContinuousClock.now

@@ -1,10 +1,12 @@
+@testable import BodyCompression
 import Foundation
+@testable import Gateway
 import GatewayModels
 @testable import HTTPInterface
 @testable import Observability
-import Testing
+@testable import Routing
 import TestSupport
-@testable import Gateway
+import Testing
 
 /// The read handlers (`ProductReads`) driven without a server or sockets: a `QueueLoop`, a
 /// `FakeOrigin` answering with the origin samples, and the handlers' own router. Freshness,

@@ -1,9 +1,11 @@
+@testable import BodyCompression
 import Foundation
+@testable import Gateway
 import GatewayModels
 @testable import HTTPInterface
 @testable import Observability
+@testable import Routing
 import Testing
-@testable import Gateway
 
 /// The write handlers (`ProductWrites`) driven without a server or sockets, against a
 /// `FakeOrigin`: the v2/v2b delete sequences, what is never followed, and `Idempotency-Key`.

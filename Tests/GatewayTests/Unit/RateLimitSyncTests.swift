@@ -1,4 +1,8 @@
 import GatewayModels
+import HTTPCodec
+@testable import HTTPInterface
+import Logging
+import Routing
 import Testing
 @testable import Gateway
 
@@ -23,12 +27,12 @@ import Testing
         limiter.apply(.reads, client: client, debt: .seconds(45))
         let policy = RateLimitPolicy(kind: .reads, rule: configuration.reads!)
         // 30 s per request, 60 s of budget: 45 s owed leaves nothing for now.
-        #expect(!limiter.check(policy, client: client).decision.allowed)
+        #expect(!limiter.check(policy, client: client).allowed)
         limiter.apply(.reads, client: client, debt: .seconds(1))
-        #expect(!limiter.check(policy, client: client).decision.allowed)
+        #expect(!limiter.check(policy, client: client).allowed)
         #expect(limiter.takeSpent().isEmpty)
         let other = RateLimiter.ClientKey(high: 8, low: 9)
-        #expect(limiter.check(policy, client: other).decision.allowed)
+        #expect(limiter.check(policy, client: other).allowed)
         let spent = limiter.takeSpent()
         #expect(spent.map(\.count) == [1])
         #expect(spent.first?.client == other)
@@ -55,14 +59,25 @@ import Testing
         #expect(a.high & 1 == 1)
     }
 
-    /// Which budget a request spends, from its method and path alone.
-    @Test func choosesThePolicyByMethodAndPath() {
+    /// Which budget a request spends: the class its route declares in the gateway's route
+    /// table, judged from the method and the path, escaped or not, before any answer.
+    @Test func choosesThePolicyByMethodAndPath() throws {
         var configuration = RateLimitConfiguration()
         configuration.reads = RateRule(quota: 1, windowSeconds: 1)
         configuration.writes = RateRule(quota: 2, windowSeconds: 1)
         let limiter = RateLimiter(configuration: configuration)
+        let harness = try ProductWritesHandlerTests.harness(.v2) { _ in ProductWritesHandlerTests.text("{}") }
+        var router = harness.router
+        router.add(.get, "/healthz", .immediate { _, _ in GatewayResponse(status: 200) })
+        let application = RouterApplication(router: router, admission: limiter, logger: Logger.quiet("limits"))
         func policy(_ method: String, _ path: String) -> String? {
-            Array(method.utf8).withUnsafeBytes { m in Array(path.utf8).withUnsafeBytes { p in limiter.policy(method: m, path: p)?.kind.name } }
+            var decoder = RequestDecoder()
+            var buffer = Array("\(method) \(path) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+            return buffer.withUnsafeMutableBytes { bytes in
+                guard case .complete(let message) = decoder.decode(bytes) else { return "unparsed" }
+                let request = RequestBytes(buffer: UnsafeRawBufferPointer(bytes), head: message.head)
+                return application.classify(request, peer: IPAddress("192.0.2.1")!).rateLimit?.policyName
+            }
         }
         #expect(policy("GET", "/v1/products") == "reads")
         #expect(policy("HEAD", "/v1/products/3") == "reads")

@@ -1,5 +1,6 @@
-import Testing
 @testable import Gateway
+@testable import HTTPInterface
+import Testing
 
 @Suite struct RedisConfigurationTests {
     @Test func readsEveryPart() throws {

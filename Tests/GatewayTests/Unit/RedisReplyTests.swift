@@ -1,8 +1,9 @@
 import CHiredis
 import Foundation
-@testable import HTTPInterface
-import Testing
 @testable import Gateway
+@testable import HTTPInterface
+@testable import RedisClient
+import Testing
 
 /// The Redis reply handling, without a server: raw RESP2 bytes read by hiredis' own reader and
 /// copied out by ``RedisConnection/value(of:)`` as the connection does; then how the shared
@@ -123,7 +124,7 @@ import Testing
     @Test func messagesOnTheChannel() {
         #expect(SharedPages.message(Array("lists".utf8)) == .invalidate(productID: nil))
         #expect(SharedPages.message(Array("p:128".utf8)) == .invalidate(productID: 128))
-        #expect(SharedPages.message(Array(RedisConnection.heartbeatMessage.utf8)) == .heartbeat)
+        #expect(SharedPages.message(Array(RedisChannel.heartbeatMessage.utf8)) == .heartbeat)
         for other in ["p:", "p:x", "p:128x", "P:128", "list", ""] {
             #expect(SharedPages.message(Array(other.utf8)) == nil, "\(other)")
         }

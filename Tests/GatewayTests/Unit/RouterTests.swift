@@ -1,8 +1,9 @@
-@testable import HTTPInterface
-import Logging
-import Testing
 @testable import Gateway
 import GatewayModels
+@testable import HTTPInterface
+import Logging
+@testable import Routing
+import Testing
 
 @Suite struct RouterTests {
     private func router() -> Router {
@@ -76,7 +77,7 @@ import GatewayModels
     @Test func resolutionLabelsArePatternsNeverRawPaths() {
         let router = router()
         func label(_ method: HTTPMethod, _ path: String) -> String {
-            router.resolve(GatewayRequest(method: method, path: path, requestID: "r")).label
+            router.label(for: GatewayRequest(method: method, path: path, requestID: "r"))
         }
         #expect(label(.get, "/v1/products/42") == "/v1/products/{id}")
         #expect(label(.post, "/v1/products/42") == "/v1/products/{id}")

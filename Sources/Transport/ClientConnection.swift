@@ -85,7 +85,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Output not yet taken by the socket: bytes, then (after them) part of a file.
     private var pending: [UInt8] = []
     private var pendingOffset = 0
-    private var pendingFile: OpenImageFile?
+    private var pendingFile: (any FileBody)?
     private var pendingFileOffset = 0
     private var pendingFileEnd = 0
 
@@ -337,8 +337,8 @@ final class ClientConnection: @unchecked Sendable {
                 }
                 armReading(.body)
             case .complete(let message):
-                let verdict = rateVerdict(message)
-                if verdict?.decision.allowed == false || !answerStored(message, verdict: verdict) { dispatch(message, verdict: verdict) }
+                let routing = classify(message)
+                if !answerStored(message, routing: routing) { dispatch(message, routing: routing) }
             case .failure(let error):
                 refuse(error)
                 return
@@ -348,22 +348,18 @@ final class ClientConnection: @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// Spends one request of the budget `message` falls under, when rate limits are on and
-    /// it falls under one; nil otherwise. Once per request, before either answer path.
-    private func rateVerdict(_ message: RequestMessage) -> RateLimiter.Verdict? {
-        guard let limiter = server.core.rateLimiter else { return nil }
-        return input.withUnsafeBytes { all in
+    /// The application's one classification of `message`: its route, and the rate-limit
+    /// budget it spent. Once per request, before either answer path.
+    private func classify(_ message: RequestMessage) -> RequestRouting {
+        input.withUnsafeBytes { all in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
-            guard let policy = limiter.policy(method: message.head.method.bytes(in: bytes), path: message.head.path.bytes(in: bytes))
-            else { return nil }
-            return limiter.check(policy, client: limiter.client(peer: peerAddress, head: message.head, bytes: bytes))
+            return server.core.application.classify(RequestBytes(buffer: bytes, head: message.head), peer: peerAddress)
         }
     }
 
-    /// Hands one complete request to the router (or, when `verdict` refused it, answers 429
-    /// for its route without running the route). The answer comes back through `respond`,
-    /// on the spot or later.
-    private func dispatch(_ message: RequestMessage, verdict: RateLimiter.Verdict?) {
+    /// Hands one complete request to the application, copied out of the buffer. The answer
+    /// comes back through `respond`, on the spot or later.
+    private func dispatch(_ message: RequestMessage, routing: RequestRouting) {
         disarmReading()
         phase = .handling
         let core = server.core
@@ -381,27 +377,10 @@ final class ClientConnection: @unchecked Sendable {
             connection: self, method: request.method, path: request.path, requestID: request.requestID, traceID: request.trace.traceID,
             acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: started,
             keepAlive: keepAlive, http10: message.head.minorVersion == 0)
-        exchange.rateLimit = verdict
+        exchange.rateLimit = routing.rateLimit
+        exchange.route = routing.label
         core.inFlight.add(1, ordering: .relaxed)
-        let responder = Responder(sink: exchange, requestID: request.requestID)
-        if let verdict, !verdict.decision.allowed {
-            exchange.route = request.unknownMethod == nil ? core.router.resolve(request).label : "unmatched"
-            core.metrics.rateLimited(route: exchange.route, policy: verdict.policy.kind.name)
-            responder.fail(GatewayError.rateLimited(policy: verdict.policy.kind.name, retryAfterSeconds: verdict.decision.retryAfterSeconds))
-        } else if let unknown = request.unknownMethod {
-            exchange.route = "unmatched"
-            if let allowed = core.router.allowedMethods(path: request.path) {
-                exchange.route = allowed.pattern
-                responder.fail(GatewayError.methodNotAllowed(unknown, allowed: allowed.methods))
-            } else {
-                responder.fail(GatewayError(status: 501, detail: "The method \(unknown) is not implemented."))
-            }
-        } else {
-            let resolution = core.router.resolve(request)
-            exchange.route = resolution.label
-            resolution.run(
-                request, logger: core.logger, origin: server.originClient, redis: server.redis, drain: core.drain, responder: responder)
-        }
+        core.application.handle(request, routing: routing, services: server.services, responder: Responder(sink: exchange, requestID: request.requestID))
         if phase == .handling { pauseReading() }
     }
 
@@ -409,9 +388,9 @@ final class ClientConnection: @unchecked Sendable {
     /// straight from the connection's buffer: nothing is copied out, nothing formatted but
     /// the per-request fields, nothing allocated. False when no handler answered; the
     /// request then goes to `dispatch`.
-    private func answerStored(_ message: RequestMessage, verdict: RateLimiter.Verdict?) -> Bool {
+    private func answerStored(_ message: RequestMessage, routing: RequestRouting) -> Bool {
         let core = server.core
-        guard message.body.isEmpty, core.router.hasStoredRoutes else { return false }
+        guard message.body.isEmpty else { return false }
         let started = ContinuousClock.now
         var answer = StoredAnswer(head: server.head, filesAllowed: ssl == nil)
         server.head = []
@@ -427,7 +406,7 @@ final class ClientConnection: @unchecked Sendable {
             isHead = method.equals("HEAD", in: bytes)
             guard isHead || method.equals("GET", in: bytes) else { return nil }
             let request = RequestBytes(buffer: bytes, head: message.head)
-            guard let label = core.router.answerStored(request, into: &answer) else { return nil }
+            guard core.application.answerStored(request, routing: routing, into: &answer) else { return nil }
             if logs {
                 pathForLog = String(decoding: request.path, as: UTF8.self)
                 traceForLog = TraceContext.from(
@@ -443,8 +422,8 @@ final class ClientConnection: @unchecked Sendable {
             }
             idRange = idStart..<answer.head.count
             answer.head.append(contentsOf: ResponseHeadWriter.crlf)
-            if let verdict { verdict.policy.append(verdict.decision, to: &answer.head) }
-            return label
+            routing.rateLimit?.append(to: &answer.head)
+            return routing.label
         }
         guard let label else {
             server.head = answer.head
@@ -533,8 +512,7 @@ final class ClientConnection: @unchecked Sendable {
             return decoder.head.path.string(in: bytes)
         }
         guard let path else { return nil }
-        guard let (allowed, _) = server.core.router.allowedMethods(path: path) else { return .notFound() }
-        return .methodNotAllowed(.trace, allowed: allowed)
+        return server.core.application.refusal(forTracePath: path)
     }
 
     private func refuse(status: Int, detail: String) {
@@ -672,7 +650,7 @@ final class ClientConnection: @unchecked Sendable {
     /// Writes `head` now (or queues it), then the file's body from its descriptor with
     /// `sendfile`, queueing what the socket does not take. Plain TCP only (TLS answers never
     /// carry files).
-    private func send(head: [UInt8], file: OpenImageFile) {
+    private func send(head: [UInt8], file: any FileBody) {
         precondition(ssl == nil, "files are sent only on plain connections")
         if !hasPendingOutput {
             // MSG_MORE: the head waits for the file's first bytes, one segment for both.

@@ -4,13 +4,18 @@ import HTTPInterface
 /// One request as the stored-answer path sees it: the decoded head over the connection's
 /// own bytes, nothing copied. Valid only during the call it is passed to, on the loop thread.
 public struct RequestBytes {
-    let buffer: UnsafeRawBufferPointer
-    let head: RequestHead
+    /// The connection's bytes from the request's first byte.
+    package let buffer: UnsafeRawBufferPointer
+    /// The decoded head: ranges into `buffer`.
+    package let head: RequestHead
 
-    init(buffer: UnsafeRawBufferPointer, head: RequestHead) {
+    package init(buffer: UnsafeRawBufferPointer, head: RequestHead) {
         self.buffer = buffer
         self.head = head
     }
+
+    /// The method's name as sent.
+    public var method: UnsafeRawBufferPointer { head.method.bytes(in: buffer) }
 
     /// The path, still percent-encoded, without the query.
     public var path: UnsafeRawBufferPointer { head.path.bytes(in: buffer) }
@@ -54,7 +59,7 @@ public struct RequestBytes {
     }
 
     /// The request's `X-Request-ID` when `RequestID` accepts it.
-    var acceptableRequestID: UnsafeRawBufferPointer? {
+    package var acceptableRequestID: UnsafeRawBufferPointer? {
         header("x-request-id").flatMap { RequestID.isAcceptable($0) ? $0 : nil }
     }
 }
@@ -73,11 +78,11 @@ public struct StoredAnswer {
     /// When the body is gzip: the length of the identity bytes it encodes (for metrics).
     public var gzipOf: Int?
     /// A body sent from a file instead of `body` (only when `filesAllowed`).
-    public var file: OpenImageFile?
+    public var file: (any FileBody)?
     /// Whether the connection can send a file (`sendfile`): plain TCP, not TLS.
     public let filesAllowed: Bool
 
-    init(head: [UInt8], filesAllowed: Bool) {
+    package init(head: [UInt8], filesAllowed: Bool) {
         self.head = head
         self.filesAllowed = filesAllowed
     }
@@ -91,4 +96,13 @@ public struct StoredAnswer {
     public mutating func appendDecimal(_ value: Int) {
         ResponseHeadWriter.appendDecimal(value, to: &head)
     }
+}
+
+/// A response body that lies in an open file: the transport sends it with `sendfile` from
+/// `bodyOffset` for `bodyLength` bytes, never moving the descriptor's own offset. The file
+/// must not change while a connection holds the object.
+public protocol FileBody: AnyObject, Sendable {
+    var descriptor: Int32 { get }
+    var bodyOffset: Int { get }
+    var bodyLength: Int { get }
 }

@@ -55,10 +55,10 @@ public final class RedisHealth: Sendable {
     /// Whether the subscription to other replicas' writes works now.
     public var isSubscribed: Bool { subscribed.load(ordering: .relaxed) }
 
-    func setSubscribed(_ value: Bool) { subscribed.store(value, ordering: .relaxed) }
+    package func setSubscribed(_ value: Bool) { subscribed.store(value, ordering: .relaxed) }
 
-    func connectionUp() { connected.add(1, ordering: .relaxed) }
-    func connectionDown() { connected.subtract(1, ordering: .relaxed) }
+    package func connectionUp() { connected.add(1, ordering: .relaxed) }
+    package func connectionDown() { connected.subtract(1, ordering: .relaxed) }
 
     private func nanoseconds(_ instant: ContinuousClock.Instant) -> Int64 {
         let (seconds, attoseconds) = (instant - clockBase).components

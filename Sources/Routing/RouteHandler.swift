@@ -59,7 +59,7 @@ public enum RouteHandler: Sendable {
     case deferred(@Sendable (GatewayRequest, RouteContext, Responder) -> Void)
 
     /// Runs the handler for `request` and answers through `responder` exactly once.
-    func run(_ request: GatewayRequest, context: RouteContext, responder: Responder) {
+    public func run(_ request: GatewayRequest, context: RouteContext, responder: Responder) {
         switch self {
         case .immediate(let handler):
             do {
@@ -84,6 +84,6 @@ public enum RouteHandler: Sendable {
 
     private static func logUnexpected(_ error: any Error, context: RouteContext) {
         guard !(error is GatewayError) else { return }
-        context.logger.error("handler failed", metadata: ["error": "\(String(reflecting: error))"])
+        context.logger.error("handler failed", metadata: ["error": "\(String(reflecting: error))"], source: "Gateway")
     }
 }

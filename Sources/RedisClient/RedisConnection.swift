@@ -5,6 +5,7 @@ import Glibc
 import HTTPInterface
 import Logging
 import Observability
+import Transport
 
 /// One hiredis async connection to Redis, on one event loop (hiredis contexts are not
 /// thread-safe). What hiredis 0.14 lacks is added here: a deadline on every command (a late
@@ -14,7 +15,7 @@ import Observability
 /// Invariant: `context`, `timer` and every other mutable property are used only on `loop`'s
 /// thread; `init` may run before the loop starts, and `start()` posts itself to the loop.
 /// Commands are pipelined on the one connection; Redis answers them in order.
-public final class RedisConnection: RedisCommanding, @unchecked Sendable {
+public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked Sendable {
     /// The loop whose thread this connection runs on.
     let eventLoop: EventLoop
     public var loop: any LoopExecutor { eventLoop }
@@ -26,19 +27,24 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
     private let metrics: GatewayMetrics?
     private let role: Role
 
+    private static func timeval(_ duration: Duration) -> Glibc.timeval {
+        let (seconds, attoseconds) = duration.components
+        return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+    }
+
     /// What the connection is for.
-    enum Role {
+    package enum Role {
         /// Commands (`send`).
         case commands
         /// A subscription to `channel` (hiredis then takes no other command on it). Every
-        /// ``heartbeatInterval`` it publishes ``heartbeatMessage`` through `publisher` (a
+        /// ``heartbeatInterval`` it publishes `RedisChannel.heartbeatMessage` through `publisher` (a
         /// command connection on the same loop); when nothing arrives for ``heartbeatTimeout``
         /// the subscription counts as lost, and the connection is made again.
         case subscriber(channel: String, publisher: RedisConnection, events: @Sendable (SubscriberEvent) -> Void)
     }
 
     /// What a subscriber connection reports, on its loop.
-    enum SubscriberEvent: Sendable {
+    package enum SubscriberEvent: Sendable {
         /// Subscribed: from now on every message on the channel arrives.
         case linked
         /// The subscription ended (connection lost, heartbeat missed): messages may have been
@@ -47,7 +53,6 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
         case message([UInt8])
     }
 
-    static let heartbeatMessage = "hb"
     static let heartbeatInterval: Duration = .seconds(1)
     static let heartbeatTimeout: Duration = .seconds(3)
     /// Subscriber: when the subscription was confirmed or last heard from; nil while unlinked.
@@ -93,7 +98,7 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
     /// Commands hiredis may hold callbacks for; past it new ones fail as `unavailable`.
     static let maxOutstanding = 10_000
 
-    init(
+    package init(
         loop: EventLoop, configuration: RedisConfiguration, health: RedisHealth, logger: Logger, metrics: GatewayMetrics? = nil,
         role: Role = .commands
     ) {
@@ -109,7 +114,7 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
     }
 
     /// Connects in the background, and again whenever the connection is lost. Any thread.
-    func start() {
+    public func start() {
         eventLoop.execute { [self] in
             guard case .idle = phase else { return }
             connect()
@@ -194,7 +199,7 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
             eventLoop.post { [self] in
                 guard thisAttempt == attempt, case .resolving = phase else { return }
                 guard let address else {
-                    logger.warning("redis host does not resolve", metadata: ["redis": "\(configuration)"])
+                    logger.warning("redis host does not resolve", metadata: ["redis": "\(configuration)"], source: "Gateway")
                     return retryLater()
                 }
                 open(address)
@@ -227,7 +232,7 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
     private func open(_ address: String) {
         guard let made = redisAsyncConnect(address, Int32(configuration.port)) else { return retryLater() }
         if made.pointee.err != 0 {
-            logger.warning("redis connect failed", metadata: ["redis": "\(configuration)", "error": "\(String(cString: made.pointee.errstr))"])
+            logger.warning("redis connect failed", metadata: ["redis": "\(configuration)", "error": "\(String(cString: made.pointee.errstr))"], source: "Gateway")
             redisAsyncFree(made)
             return retryLater()
         }
@@ -295,7 +300,7 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
     private func setUp(_ arguments: [[UInt8]], what: String) {
         send(arguments, past: true) { [self] result in
             guard case .failure(.refused(let message)) = result else { return }
-            logger.error("redis refused \(what)", metadata: ["redis": "\(configuration)", "error": "\(message)"])
+            logger.error("redis refused \(what)", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
             if let context { redisAsyncDisconnect(context) }
         }
     }
@@ -312,7 +317,7 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
         phase = .ready
         backoff = Self.firstBackoff
         health.connectionUp()
-        logger.info("redis connected", metadata: ["redis": "\(configuration)"])
+        logger.info("redis connected", metadata: ["redis": "\(configuration)"], source: "Gateway")
         arm()
     }
 
@@ -322,7 +327,7 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
         self.context = nil
         if case .ready = phase {
             health.connectionDown()
-            logger.warning("redis connection lost", metadata: ["redis": "\(configuration)"])
+            logger.warning("redis connection lost", metadata: ["redis": "\(configuration)"], source: "Gateway")
         }
         failAll(.connectionLost)
         unlink()
@@ -418,10 +423,10 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
         advanceHead()
         switch phase {
         case .resolving(let deadline) where deadline <= now:
-            logger.warning("redis host did not resolve in time", metadata: ["redis": "\(configuration)"])
+            logger.warning("redis host did not resolve in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
             retryLater()
         case .connecting(let deadline) where deadline <= now:
-            logger.warning("redis did not connect in time", metadata: ["redis": "\(configuration)"])
+            logger.warning("redis did not connect in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
             abandonContext()
             retryLater()
         case .retrying(let at) where at <= now:
@@ -429,13 +434,13 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
         case .ready:
             if case .subscriber(let channel, let publisher, _) = role, let lastHeard {
                 if now - lastHeard > Self.heartbeatTimeout {
-                    logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"])
+                    logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
                     abandonContext()
                     return retryLater()
                 }
                 if now >= nextBeat {
                     nextBeat = now + Self.heartbeatInterval
-                    publisher.send([Array("PUBLISH".utf8), Array(channel.utf8), Array(Self.heartbeatMessage.utf8)]) { _ in }
+                    publisher.send([Array("PUBLISH".utf8), Array(channel.utf8), Array(RedisChannel.heartbeatMessage.utf8)]) { _ in }
                 }
             }
             arm()
@@ -475,13 +480,13 @@ public final class RedisConnection: RedisCommanding, @unchecked Sendable {
             event_del(timer)
             return
         }
-        var tv = timeval(max(.zero, next - .now) + .microseconds(100))
+        var tv = Self.timeval(max(.zero, next - .now) + .microseconds(100))
         event_add(timer, &tv)
     }
 
     /// Closes the connection for good: waiting commands fail, nothing reconnects. On the loop
     /// thread, or after the loop ended.
-    func close() {
+    public func close() {
         if case .closed = phase { return }
         abandonContext()
         phase = .closed

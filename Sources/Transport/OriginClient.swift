@@ -20,7 +20,7 @@ public final class OriginClient: OriginSending, @unchecked Sendable {
 
     /// Creates the client for `loop`. Call before the loop starts, or on its thread. `tls`
     /// (a client context) is needed for https origins.
-    init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext?, metrics: GatewayMetrics? = nil) {
+    package init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext?, metrics: GatewayMetrics? = nil) {
         eventLoop = loop
         self.configuration = configuration
         self.tls = tls

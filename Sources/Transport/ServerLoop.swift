@@ -17,14 +17,14 @@ final class ServerLoop: @unchecked Sendable {
     let core: ServerCore
     /// This loop's request metric handles.
     let requestMetrics: RequestMetrics
-    /// This loop's client for the origin, when the gateway has one.
+    /// This loop's client for the origin, when the server has one.
     let originClient: OriginClient?
-    /// This loop's connection to the replicas' shared Redis, when one is configured.
-    let redis: RedisConnection?
-    /// On the first loop with shared rate limits: the sync of the budgets through `redis`.
-    var rateLimitSync: RateLimitSync?
-    /// The first loop's subscription to other replicas' writes (set before the loops start).
-    var subscriber: RedisConnection?
+    /// What this loop's requests get: its origin client, the Redis connection attached to
+    /// it, the drain state. Set before the loop starts.
+    private(set) var services: LoopServices
+    /// What the assembler attached (Redis connections, timers): started after the loop,
+    /// closed with it.
+    private(set) var attachments: [any LoopAttachment] = []
     /// Accepts this loop's connections; nil once accepting stopped.
     private var listener: ConnectionListener?
     /// Every open connection, so drain and the connection cap can find idle ones.
@@ -41,18 +41,24 @@ final class ServerLoop: @unchecked Sendable {
     var siblings: [ServerLoop] = []
 
     /// Sets up the loop's share and starts accepting on `socket` (already listening).
-    init(loop: EventLoop, core: ServerCore, socket: Int32, originTLS: TLSContext?) throws(TransportError) {
+    init(loop: EventLoop, core: ServerCore, socket: Int32) throws(TransportError) {
         self.loop = loop
         self.core = core
         inputs = ConnectionInputPool(limits: core.requestLimits)
         requestMetrics = RequestMetrics(metrics: core.metrics)
-        originClient = core.configuration.origin.url == nil
-            ? nil : OriginClient(loop: loop, configuration: core.configuration.origin.client, tls: originTLS, metrics: core.metrics)
-        redis = core.configuration.redis.map {
-            RedisConnection(loop: loop, configuration: $0, health: core.redisHealth, logger: core.logger, metrics: core.metrics)
+        let originClient = core.configuration.originClient.map {
+            OriginClient(loop: loop, configuration: $0, tls: core.configuration.originTLS, metrics: core.metrics)
         }
+        self.originClient = originClient
+        services = LoopServices(origin: originClient, redis: nil, drain: core.drain)
         head.reserveCapacity(4096)
         listener = try ConnectionListener(socket: socket, server: self)
+    }
+
+    /// Takes what the assembler attaches to this loop. Before the loop starts.
+    func attach(_ attached: LoopAttachments) {
+        services = LoopServices(origin: originClient, redis: attached.redis, drain: core.drain)
+        attachments = attached.attachments
     }
 
     /// The Date field for now, from the loop's cached time (no system call).
@@ -133,8 +139,7 @@ final class ServerLoop: @unchecked Sendable {
             connection.close()
         }
         originClient?.close()
-        subscriber?.close()
-        redis?.close()
+        for attachment in attachments { attachment.close() }
     }
 
     /// The whole 503 answer given to a connection over the cap, made once.

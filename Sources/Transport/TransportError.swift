@@ -2,7 +2,7 @@
 public struct TransportError: Error, Sendable, CustomStringConvertible {
     public let description: String
 
-    init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }

@@ -62,7 +62,7 @@ final class ConnectionListener {
                 switch errno {
                 case EAGAIN, EINTR, ECONNABORTED: return
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM: pauseForShortage(errno)
-                default: server.core.logger.warning("accept failed", metadata: ["error": .string(String(cString: strerror(errno)))])
+                default: server.core.logger.warning("accept failed", metadata: ["error": .string(String(cString: strerror(errno)))], source: "Gateway")
                 }
                 return
             }
@@ -81,7 +81,7 @@ final class ConnectionListener {
             lastShortageLog = now.tv_sec
             server.core.logger.error(
                 "cannot accept connections: out of descriptors; pausing",
-                metadata: ["error": .string(String(cString: strerror(code))), "suppressed": .stringConvertible(suppressedShortages)])
+                metadata: ["error": .string(String(cString: strerror(code))), "suppressed": .stringConvertible(suppressedShortages)], source: "Gateway")
             suppressedShortages = 0
         } else {
             suppressedShortages += 1

@@ -12,7 +12,7 @@ import Synchronization
 /// has been called; before that, only the thread that created the loop sets it up. Other threads hand work over with `post`.
 public final class EventLoop: @unchecked Sendable {
     /// Owned by this loop; freed in deinit after the thread has ended.
-    let base: OpaquePointer
+    package let base: OpaquePointer
     /// A user event activated by `post` to wake the loop; owned by this loop.
     private var wakeEvent: OpaquePointer?
     private let inbox = Locked<[@Sendable () -> Void]>([])
@@ -22,7 +22,7 @@ public final class EventLoop: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     public let name: String
 
-    init(name: String) throws(TransportError) {
+    package init(name: String) throws(TransportError) {
         LibeventRuntime.prepare()
         self.name = name
         guard let config = event_config_new() else { throw TransportError("event_config_new failed") }
@@ -49,7 +49,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Starts the loop's thread. The loop runs until `stop` or `stop(after:)`.
-    func start() {
+    package func start() {
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.stackSize = 1 << 20
@@ -107,7 +107,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Ends the loop after `delay`, letting written replies flush meanwhile.
-    func stop(after delay: Duration = .zero) {
+    package func stop(after delay: Duration = .zero) {
         post { [self] in
             var tv = timeval(delay)
             event_base_loopexit(base, &tv)
@@ -115,7 +115,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Blocks until the loop's thread has ended. Never call on the loop itself.
-    func join() {
+    package func join() {
         precondition(!inLoop, "EventLoop.join on its own thread")
         finished.wait()
     }

@@ -33,7 +33,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     var route = "malformed"
     /// The budget this request spent, whose `RateLimit` fields the answer carries; set on
     /// the loop before the handler runs.
-    var rateLimit: RateLimiter.Verdict?
+    var rateLimit: RateLimitFields?
 
     init(
         connection: ClientConnection, method: HTTPMethod, path: String, requestID: String, traceID: String, acceptsGzip: Bool,
@@ -54,7 +54,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     func deliver(_ response: GatewayResponse) {
         guard !delivered.exchange(true, ordering: .acquiringAndReleasing) else {
             assertionFailure("a handler answered \(method.rawValue) \(path) twice")
-            connection.server.core.logger.error("second reply ignored", metadata: ["request_id": .string(requestID)])
+            connection.server.core.logger.error("second reply ignored", metadata: ["request_id": .string(requestID)], source: "Gateway")
             return
         }
         var response = response
@@ -62,10 +62,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         if response.headers["Content-Type"] == GatewayError.problemContentType {
             response.body = ProblemDetails.addingTraceID(traceID, to: response.body)
         }
-        if let rateLimit {
-            response.headers.set("RateLimit-Policy", rateLimit.policy.policyValue)
-            response.headers.set("RateLimit", rateLimit.policy.rateValue(rateLimit.decision))
-        }
+        rateLimit?.set(on: &response)
         let uncompressedBytes = response.body.count
         let core = connection.server.core
         let compression = core.configuration.compression
@@ -100,7 +97,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
             server.core.logger,
             AccessLine(
                 method: method, path: path, route: route, status: response.status, bytes: sentBody ? response.body.count : 0,
-                cache: AccessLine.cache(response.headers["Cache-Status"]), client: client, requestID: requestID, traceID: traceID),
+                cache: server.core.application.cacheOutcome(of: response), client: client, requestID: requestID, traceID: traceID),
             elapsed: elapsed)
         // Logged first: once the bytes are out, a client may act on the answer at once.
         connection.respond(response, exchange: self)

@@ -1,0 +1,172 @@
+import Foundation
+import Gateway
+import GatewayModels
+import HTTPCodec
+import HTTPInterface
+import Logging
+import Observability
+import RedisClient
+import Routing
+import Transport
+
+/// The gateway as one process runs it: the application (`router`, with the rate limiter
+/// when limits are set) on the HTTP/1.1 transport, with each loop's Redis connection, the
+/// replicas' subscription and the shared rate-limit sync when `--redis-url` is set.
+///
+/// `start`, `port` and `shutdown` may be called from any thread except a loop's own.
+public final class GatewayServer: Sendable {
+    public let configuration: GatewayConfiguration
+    private let application: RouterApplication
+    private let logger: Logger
+    private let metrics: GatewayMetrics
+    /// Told about other replicas' writes, through the first loop's subscription.
+    private let replicaListener: (any ReplicaListener)?
+    /// The state of the shared Redis, for every loop's connection (unused without one).
+    private let redisHealth = RedisHealth()
+    /// The per-client budgets; nil when no limit is set.
+    package let rateLimiter: RateLimiter?
+    private let running = Locked<HTTPServer?>(nil)
+
+    /// - Parameter metrics: where request metrics go; the router's `/metrics` route should
+    ///   render the same instance.
+    /// - Parameter replicaListener: with `--redis-url`, what hears other replicas' writes
+    ///   (`GatewayApplication.OriginRoutes.replicaListener`); the first loop subscribes for it.
+    public init(
+        configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics = GatewayMetrics(),
+        replicaListener: (any ReplicaListener)? = nil
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.metrics = metrics
+        self.replicaListener = replicaListener
+        let limiter = configuration.rateLimits.isOn
+            ? RateLimiter(configuration: configuration.rateLimits, shared: configuration.redis != nil && replicaListener != nil) : nil
+        rateLimiter = limiter
+        application = RouterApplication(
+            router: router, admission: limiter, logger: logger, metrics: metrics, cacheOutcome: GatewayApplication.cacheOutcome(of:))
+    }
+
+    private var server: HTTPServer? { running.withLock { $0 } }
+
+    /// The port the server listens on; meaningful after `start`.
+    public var port: Int { server?.port ?? 0 }
+
+    /// Requests read but not answered yet.
+    public var inFlight: Int { server?.inFlight ?? 0 }
+
+    /// The kernel thread ids of the running loops (tests read their CPU time).
+    package var loopKernelThreadIDs: [Int32] { server?.loopKernelThreadIDs ?? [] }
+
+    /// Connections holding a read buffer now, and the loops' spare buffers (tests).
+    package func readStorage() async -> (holding: Int, spare: Int) {
+        await server?.readStorage() ?? (0, 0)
+    }
+
+    /// With `--redis-url`: whether every connection to Redis is up (each loop's, and the
+    /// subscription's when the server has one).
+    package var redisReady: Bool {
+        let expected = max(1, configuration.threads) + (replicaListener == nil ? 0 : 1)
+        return configuration.redis != nil && redisHealth.connectedCount == expected
+    }
+
+    /// Whether the subscription to other replicas' writes works now.
+    package var replicaLinked: Bool { redisHealth.isSubscribed }
+
+    /// Names this server's connections in Redis (`omg-commands-<instance>`).
+    package var redisInstance: String { redisHealth.instance }
+
+    /// Binds the port and starts every loop. Returns once the server accepts connections.
+    ///
+    /// - Throws: `TransportError` when the TLS files or the origin's URL cannot be used, the
+    ///   address does not resolve, the port is taken, or libevent cannot be set up; nothing
+    ///   is left running then.
+    public func start() throws(TransportError) {
+        let server = HTTPServer(configuration: try transportConfiguration(), application: application, logger: logger, metrics: metrics)
+        try server.start { index, loop in attachments(index: index, loop: loop) }
+        running.withLock { $0 = server }
+        if let redis = configuration.redis {
+            // The URL without its password.
+            logger.info("sharing state through redis", metadata: ["redis": .string(redis.description)], source: "Gateway")
+        }
+    }
+
+    /// Stops gracefully (see `HTTPServer.shutdown`). Calling it again does nothing.
+    public func shutdown() {
+        server?.shutdown()
+    }
+
+    /// The transport's settings from the gateway's.
+    private func transportConfiguration() throws(TransportError) -> HTTPServerConfiguration {
+        var transport = HTTPServerConfiguration()
+        transport.host = configuration.host
+        transport.port = configuration.port
+        transport.threads = configuration.threads
+        transport.requestLimits = RequestLimits(
+            maxHeadBytes: configuration.maxHeaderBytes, maxTargetBytes: configuration.maxTargetBytes,
+            maxBodyBytes: configuration.maxBodyBytes, maxUploadBytes: configuration.maxUploadBytes,
+            uploadRoutes: configuration.uploadRoutes)
+        transport.idleTimeout = configuration.idleTimeout
+        transport.headerTimeout = configuration.headerTimeout
+        transport.bodyTimeout = configuration.bodyTimeout
+        transport.writeTimeout = configuration.writeTimeout
+        transport.maxOutputBytes = configuration.maxOutputBytes
+        transport.maxConnections = configuration.maxConnections
+        transport.shutdownGrace = configuration.shutdownGrace
+        transport.listenBacklog = configuration.listenBacklog
+        transport.compression = configuration.compression
+        transport.offloadCompressionBytes = configuration.offloadCompressionBytes
+        if let tls = configuration.tls {
+            transport.tls = try TLSContext.server(certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile)
+        }
+        if let origin = configuration.origin.url {
+            let endpoint: OriginEndpoint
+            do {
+                endpoint = try OriginEndpoint(url: origin)
+            } catch {
+                throw TransportError(error.description)
+            }
+            transport.originClient = configuration.origin.client
+            // Image hosts may be https even when the origin is not.
+            if endpoint.scheme == .https || !configuration.images.allowedHosts.isEmpty {
+                transport.originTLS = try TLSContext.client(caFile: configuration.origin.caFile)
+            }
+        }
+        return transport
+    }
+
+    /// Loop `index`'s Redis connection; on the first loop also the subscription to other
+    /// replicas' writes and the shared rate-limit sync.
+    private func attachments(index: Int, loop: EventLoop) -> LoopAttachments {
+        guard let redisConfiguration = configuration.redis else { return LoopAttachments() }
+        let redis = RedisConnection(loop: loop, configuration: redisConfiguration, health: redisHealth, logger: logger, metrics: metrics)
+        var attached = LoopAttachments(redis: redis, attachments: [redis])
+        guard index == 0, let listener = replicaListener else { return attached }
+        let limiter = rateLimiter
+        let subscriber = RedisConnection(
+            loop: loop, configuration: redisConfiguration, health: redisHealth, logger: logger, metrics: metrics,
+            role: .subscriber(channel: listener.channel, publisher: redis) { event in
+                switch event {
+                case .linked: listener.replicaLink(up: true)
+                case .unlinked: listener.replicaLink(up: false)
+                case .message(let payload):
+                    if let limiter, RateLimitSync.apply(payload, to: limiter) { return }
+                    listener.replicaMessage(payload)
+                }
+            })
+        attached.attachments.append(subscriber)
+        if let limiter, limiter.shared, let origin = configuration.origin.url {
+            let namespace = ReplicaNamespace.rateLimits(origin: origin, generation: configuration.origin.generation)
+            let sync = RateLimitSync(limiter: limiter, redis: redis, prefix: namespace, channel: listener.channel, metrics: metrics)
+            attached.attachments.append(StartOnly { sync.start() })
+        }
+        return attached
+    }
+}
+
+/// An attachment with nothing to close (its work ends with the loop).
+private final class StartOnly: LoopAttachment {
+    private let begin: @Sendable () -> Void
+    init(_ begin: @escaping @Sendable () -> Void) { self.begin = begin }
+    func start() { begin() }
+    func close() {}
+}

@@ -1,0 +1,94 @@
+import GatewayModels
+import HTTPInterface
+import Logging
+import Observability
+
+/// A `Router` as the application a server runs: classifies each request once (route,
+/// parameter, rate-limit class spent through `admission`), answers stored routes, and runs
+/// the route's handler with the loop's services.
+///
+/// Immutable; any thread (the methods are called on the loop that owns the request).
+public final class RouterApplication: ServerApplication {
+    public let router: Router
+    private let admission: (any RequestAdmission)?
+    /// For each route, its class's number in `admission`, or nil.
+    private let classNumbers: [Int?]
+    private let logger: Logger
+    private let metrics: GatewayMetrics?
+    private let describeCache: @Sendable (GatewayResponse) -> String?
+
+    /// - Parameters:
+    ///   - admission: spends rate-limit budgets; nil limits nothing.
+    ///   - metrics: counts refused requests (`gateway_rate_limited_total`).
+    ///   - cacheOutcome: the access line's `cache` field of a routed answer.
+    public init(
+        router: Router, admission: (any RequestAdmission)? = nil, logger: Logger, metrics: GatewayMetrics? = nil,
+        cacheOutcome: @escaping @Sendable (GatewayResponse) -> String? = { _ in nil }
+    ) {
+        self.router = router
+        describeCache = cacheOutcome
+        self.admission = admission
+        self.logger = logger
+        self.metrics = metrics
+        classNumbers = router.routes.indices.map { index in
+            let classification = Router.Classification(outcome: .found, route: index)
+            return router.limit(classification).flatMap { admission?.classNumber(named: $0) }
+        }
+    }
+
+    public func classify(_ request: RequestBytes, peer: IPAddress) -> RequestRouting {
+        let classification = router.classify(method: HTTPMethod(bytes: request.method), path: request.path)
+        var routing = RequestRouting(
+            label: router.label(classification), route: classification.route, outcome: classification.outcome.rawValue,
+            parameter: classification.parameter)
+        if let admission, let number = classNumber(classification) {
+            routing.rateLimit = admission.spend(number, request: request, peer: peer)
+        }
+        return routing
+    }
+
+    private func classNumber(_ classification: Router.Classification) -> Int? {
+        switch classification.outcome {
+        case .found, .foundDecoded: return classNumbers[classification.route]
+        case .options, .notFound: return nil
+        case .methodNotAllowed: return router.limit(classification).flatMap { admission?.classNumber(named: $0) }
+        }
+    }
+
+    public func answerStored(_ request: RequestBytes, routing: RequestRouting, into answer: inout StoredAnswer) -> Bool {
+        guard routing.rateLimit?.allowed != false else { return false }
+        return router.answerStored(Self.classification(routing), request, into: &answer)
+    }
+
+    public func handle(_ request: GatewayRequest, routing: RequestRouting, services: LoopServices, responder: Responder) {
+        if let rateLimit = routing.rateLimit, !rateLimit.allowed {
+            metrics?.rateLimited(route: routing.label, policy: rateLimit.policyName)
+            return responder.fail(GatewayError.rateLimited(policy: rateLimit.policyName, retryAfterSeconds: rateLimit.retryAfterSeconds))
+        }
+        let classification = Self.classification(routing)
+        if let unknown = request.unknownMethod, classification.outcome == .notFound {
+            return responder.fail(GatewayError(status: 501, detail: "The method \(unknown) is not implemented."))
+        }
+        if request.unknownMethod != nil {
+            // A method the gateway does not know, on a known path: 405 even when a handler
+            // takes what no route does (that is for known methods).
+            var strict = router
+            strict.unmatched = nil
+            return strict.run(classification, request, logger: logger, services: services, responder: responder)
+        }
+        router.run(classification, request, logger: logger, services: services, responder: responder)
+    }
+
+    public func refusal(forTracePath path: String) -> GatewayError {
+        guard let (allowed, _) = router.allowedMethods(path: path) else { return .notFound() }
+        return .methodNotAllowed(.trace, allowed: allowed)
+    }
+
+    public func cacheOutcome(of response: GatewayResponse) -> String? {
+        describeCache(response)
+    }
+
+    private static func classification(_ routing: RequestRouting) -> Router.Classification {
+        Router.Classification(outcome: Router.Outcome(rawValue: routing.outcome) ?? .notFound, route: routing.route, parameter: routing.parameter)
+    }
+}

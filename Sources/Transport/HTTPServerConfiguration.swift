@@ -1,0 +1,40 @@
+import BodyCompression
+import HTTPCodec
+import HTTPInterface
+
+/// What the HTTP/1.1 server needs to know: where to listen, its limits and deadlines, its TLS
+/// context, how it compresses, and each loop's origin client. Made by whoever assembles a
+/// server (the gateway's runtime, the demo origin) from their own settings.
+public struct HTTPServerConfiguration: Sendable {
+    /// Address to listen on (`0.0.0.0`, `::`, `127.0.0.1`, or a host name resolved at start).
+    public var host = "0.0.0.0"
+    /// Port to listen on; 0 picks a free one, readable from `HTTPServer.port`.
+    public var port = 8080
+    /// Event loops, each with its own thread, listening socket and connections, on one port.
+    public var threads = 1
+    /// What every loop's decoders enforce (head, target and body sizes; upload routes).
+    public var requestLimits = RequestLimits()
+    public var idleTimeout: Duration = .seconds(30)
+    public var headerTimeout: Duration = .seconds(10)
+    public var bodyTimeout: Duration = .seconds(30)
+    public var writeTimeout: Duration = .seconds(30)
+    /// Response bytes queued per connection past which no more requests are read from it.
+    public var maxOutputBytes = 4 * 1024 * 1024
+    /// Open client connections per process; past it new ones get 503.
+    public var maxConnections = 65_536
+    /// How long in-flight requests may take to finish at shutdown.
+    public var shutdownGrace: Duration = .seconds(10)
+    public var listenBacklog = 1024
+    /// When and how answers are gzipped.
+    public var compression = ResponseCompression()
+    /// Bodies at least this large are compressed off the loop thread.
+    public var offloadCompressionBytes = 64 * 1024
+    /// Serve HTTPS with this context; nil serves plain HTTP.
+    public var tls: TLSContext?
+    /// Each loop's origin client: its limits, and the client TLS context for https origins
+    /// and image hosts. Nil: the server has no origin client.
+    public var originClient: OriginClientConfiguration?
+    public var originTLS: TLSContext?
+
+    public init() {}
+}

@@ -1,0 +1,32 @@
+import HTTPCodec
+import HTTPInterface
+import Logging
+import Observability
+import Synchronization
+
+/// What every loop of one server shares: settings, the application, the logger and the
+/// count of requests that have not been answered yet. Immutable but for the atomics; any
+/// thread.
+final class ServerCore: Sendable {
+    let configuration: HTTPServerConfiguration
+    let application: any ServerApplication
+    let logger: Logger
+    let metrics: GatewayMetrics
+    /// Requests read but not answered yet, across all loops.
+    let inFlight = Atomic<Int>(0)
+    /// Begun when shutdown begins: replies then carry `Connection: close`.
+    let drain = DrainState()
+    /// Open client connections, across all loops (bounded by `maxConnections`).
+    let connections = Atomic<Int>(0)
+
+    /// The request limits every loop's decoders enforce.
+    let requestLimits: RequestLimits
+
+    init(configuration: HTTPServerConfiguration, application: any ServerApplication, logger: Logger, metrics: GatewayMetrics) {
+        self.configuration = configuration
+        self.application = application
+        self.logger = logger
+        self.metrics = metrics
+        requestLimits = configuration.requestLimits
+    }
+}
