@@ -398,7 +398,9 @@ private func lingering() -> Machine {
         #expect(
             body.decoded(.head(expectsContinue: false, unsupportedExpectation: false, http10: false, bodyBytesBuffered: 3))
                 == act(.keep, .arm(.body), .decode))
+        #expect(!head.isReadingBody)
         #expect(body.decoded(.needMore) == act(.keep, .arm(.body), .wait))
+        #expect(body.isReadingBody)
         #expect(body.readable() == act(step: .receive))
         #expect(body.received(.bufferFull) == act(.keep, .cancel, .refuse(.malformed(.bodyTooLarge))))
     }

@@ -90,7 +90,9 @@ extension HTTP1ConnectionStateMachine {
         /// other event is owed.
         case refuse(Refusal)
         /// Write the answer's head, framed by `framing`, and its body; report
-        /// ``HTTP1ConnectionStateMachine/answerWritten(_:)``.
+        /// ``HTTP1ConnectionStateMachine/answerWritten(_:)``. Returned only by
+        /// ``HTTP1ConnectionStateMachine/answerReady(dropsConnection:)``, to the code that holds
+        /// the answer.
         case writeAnswer(HTTP1ResponseFraming)
         /// Shut the write side (TLS: send close_notify first); lingering follows: the same
         /// action resumed reading and armed the linger deadline.

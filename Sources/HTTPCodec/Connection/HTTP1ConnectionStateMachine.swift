@@ -102,6 +102,11 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     /// Whether ``drainBegan()`` came: every answer says `Connection: close`.
     public var isDraining: Bool { draining }
 
+    /// A head with a body was decoded and the body is being read: the driver sizes its input
+    /// buffer for this request's own body limit (``RequestHead/maxBodyBytes``) rather than the
+    /// ordinary one.
+    public var isReadingBody: Bool { phase == .body }
+
     // MARK: - Events from the outside
 
     /// The connection was accepted: start reading, and the idle deadline. Once.
@@ -195,7 +200,8 @@ public struct HTTP1ConnectionStateMachine: Sendable {
     /// ``Step/writeAnswer(_:)`` with the framing (`Connection: close` when the client asked
     /// for it, for refusals, and while draining), ``Step/reset`` when the answer drops the
     /// connection, or nothing when no answer is awaited (the connection closed meanwhile: the
-    /// driver drops the answer).
+    /// driver drops the answer). Never changes the read interest or the deadline, so its
+    /// caller (the code that has the answer) performs ``Step/writeAnswer(_:)`` itself.
     public mutating func answerReady(dropsConnection: Bool) -> Action {
         guard case .handling(let keepAlive, let http10) = phase else { return .none }
         beginEvent()
