@@ -23,11 +23,6 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     private let client: String
     private let acceptsGzip: Bool
     private let started: ContinuousClock.Instant
-    /// Whether the connection may stay open after this answer (the client's wish; the
-    /// server's drain overrides it).
-    let keepAlive: Bool
-    /// An HTTP/1.0 request: a kept-alive connection says so in the answer.
-    let http10: Bool
     private let delivered = Atomic<Bool>(false)
     /// The route label for metrics; set on the loop before the handler runs.
     var route = "malformed"
@@ -37,7 +32,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
 
     init(
         connection: ClientConnection, method: HTTPMethod, path: String, requestID: String, traceID: String, acceptsGzip: Bool,
-        started: ContinuousClock.Instant, keepAlive: Bool, http10: Bool
+        started: ContinuousClock.Instant
     ) {
         self.connection = connection
         self.method = method
@@ -47,8 +42,6 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         client = connection.peer
         self.acceptsGzip = acceptsGzip
         self.started = started
-        self.keepAlive = keepAlive
-        self.http10 = http10
     }
 
     func deliver(_ response: GatewayResponse) {

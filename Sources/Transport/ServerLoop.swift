@@ -125,8 +125,8 @@ final class ServerLoop: @unchecked Sendable {
     func drain() {
         listener?.close()
         listener = nil
-        for connection in connections.values where connection.isIdle {
-            connection.close()
+        for connection in Array(connections.values) {
+            connection.drainBegan()
         }
     }
 
