@@ -81,6 +81,11 @@ public struct StoredAnswer {
     public var file: (any FileBody)?
     /// Whether the connection can send a file (`sendfile`): plain TCP, not TLS.
     public let filesAllowed: Bool
+    /// What a handler that declined had already worked out (the parsed request, its cache
+    /// key, what the cache held): the transport hands it to the route's handler
+    /// (`RequestRouting.storedProbe`), so a miss is not parsed and looked up twice. Only a
+    /// declining handler sets it (it may allocate); an answer never does.
+    public var declined: (any Sendable)?
 
     package init(head: [UInt8], filesAllowed: Bool) {
         self.head = head

@@ -18,8 +18,9 @@ public protocol ServerApplication: Sendable {
     func classify(_ request: RequestBytes, peer: IPAddress) -> RequestRouting
 
     /// Answers from what is already stored (health, a fresh cache entry) into `answer`, or
-    /// returns false and writes nothing. On the loop thread; must not block, allocate on an
-    /// answer, or keep any of the request's bytes.
+    /// returns false having written nothing but, perhaps, `answer.declined` (which the
+    /// transport then passes to `handle` as `routing.storedProbe`). On the loop thread; must
+    /// not block, allocate on an answer, or keep any of the request's bytes.
     func answerStored(_ request: RequestBytes, routing: RequestRouting, into answer: inout StoredAnswer) -> Bool
 
     /// Answers `request` through `responder`, exactly once, now or later, from any thread.
@@ -52,6 +53,9 @@ public struct RequestRouting: Sendable {
     public var outcome: Int
     /// Where the path parameter lies in the raw path's bytes (empty when none).
     public var parameter: Range<Int>
+    /// What the stored answer found before it declined (`StoredAnswer.declined`), set by the
+    /// transport for `handle`.
+    public var storedProbe: (any Sendable)?
 
     public init(label: String, rateLimit: RateLimitFields? = nil, route: Int, outcome: Int, parameter: Range<Int> = 0..<0) {
         self.label = label

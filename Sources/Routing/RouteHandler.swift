@@ -14,14 +14,18 @@ public struct RouteContext: Sendable {
     /// The Redis connection of the loop running the handler; nil without `--redis-url`.
     /// Use it only on that loop.
     public let redis: (any RedisCommanding)?
+    /// What the route's stored answer found before it declined (its `StoredAnswer.declined`),
+    /// so the handler need not parse and look up again; nil when it did not run.
+    public var storedProbe: (any Sendable)?
     /// The server's shutdown state; nil outside a server.
     private let drain: DrainState?
     private let baseLogger: Logger
 
     public init(
         parameters: [String: String] = [:], requestID: String, logger: Logger, origin: (any OriginSending)? = nil, redis: (any RedisCommanding)? = nil,
-        drain: DrainState? = nil, traceID: String? = nil
+        drain: DrainState? = nil, traceID: String? = nil, storedProbe: (any Sendable)? = nil
     ) {
+        self.storedProbe = storedProbe
         self.parameters = parameters
         self.requestID = requestID
         self.traceID = traceID

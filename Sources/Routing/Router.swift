@@ -168,7 +168,8 @@ public struct Router: Sendable {
     /// Answers `request` as `classification` says, through `responder`, exactly once. On the
     /// loop thread that owns the request.
     func run(
-        _ classification: Classification, _ request: GatewayRequest, logger: Logger, services: LoopServices?, responder: Responder
+        _ classification: Classification, _ request: GatewayRequest, logger: Logger, services: LoopServices?, storedProbe: (any Sendable)? = nil,
+        responder: Responder
     ) {
         switch classification.outcome {
         case .found, .foundDecoded:
@@ -176,7 +177,7 @@ public struct Router: Sendable {
             let parameters = PathPattern.split(request.path).flatMap(route.pattern.match) ?? [:]
             let context = RouteContext(
                 parameters: parameters, requestID: request.requestID, logger: logger, origin: services?.origin, redis: services?.redis,
-                drain: services?.drain, traceID: request.trace.traceID)
+                drain: services?.drain, traceID: request.trace.traceID, storedProbe: storedProbe)
             route.handler.run(request, context: context, responder: responder)
         case .options:
             responder.send(GatewayResponse(status: 204, headers: ["Allow": allowedMethods(route: classification.route).map(\.rawValue).joined(separator: ", ")]))

@@ -76,7 +76,7 @@ public final class RouterApplication: ServerApplication {
             strict.unmatched = nil
             return strict.run(classification, request, logger: logger, services: services, responder: responder)
         }
-        router.run(classification, request, logger: logger, services: services, responder: responder)
+        router.run(classification, request, logger: logger, services: services, storedProbe: routing.storedProbe, responder: responder)
     }
 
     public func refusal(forTracePath path: String) -> GatewayError {

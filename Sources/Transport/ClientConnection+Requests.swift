@@ -11,11 +11,11 @@ extension ClientConnection {
     /// The `handle` step: the application's one classification, then its stored answer, or
     /// else the request copied out and handed to it.
     func handle(_ message: RequestMessage) {
-        let routing = input.withUnsafeBytes { all in
+        var routing = input.withUnsafeBytes { all in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
             return server.core.application.classify(RequestBytes(buffer: bytes, head: message.head), peer: peerAddress)
         }
-        if !answerStored(message, routing: routing) { dispatch(message, routing: routing) }
+        if !answerStored(message, routing: &routing) { dispatch(message, routing: routing) }
     }
 
     /// Hands one complete request to the application, copied out of the buffer. The answer
@@ -43,8 +43,9 @@ extension ClientConnection {
     /// Answers `message` from what the application holds (health, a cache hit), straight
     /// from the connection's buffer: nothing is copied out, nothing formatted but the
     /// per-request fields, nothing allocated. False when the application declined; the
-    /// request then goes to `dispatch`.
-    private func answerStored(_ message: RequestMessage, routing: RequestRouting) -> Bool {
+    /// request then goes to `dispatch`, with what the application found meanwhile in
+    /// `routing.storedProbe`.
+    private func answerStored(_ message: RequestMessage, routing: inout RequestRouting) -> Bool {
         let core = server.core
         guard message.body.isEmpty else { return false }
         let started = ContinuousClock.now
@@ -82,6 +83,8 @@ extension ClientConnection {
             return true
         }
         guard answered else {
+            routing.storedProbe = answer.declined
+            answer.declined = nil
             server.head = answer.head
             return false
         }

@@ -61,6 +61,30 @@ extension IntegrationTests {
             }
         }
 
+        /// One route table: a miss (fetched), a stored hit, the same read with an escaped path
+        /// (which the stored answer leaves to the routed handler) and a stored hit again spend
+        /// one reads budget each, in turn; an escaped write on the same path spends writes.
+        @Test func storedHitsMissesAndEscapedPathsSpendOneBudget() async throws {
+            try await ReadPathHarness.with(configure: {
+                $0.rateLimits.reads = RateRule(quota: 3, windowSeconds: 60)
+                $0.rateLimits.writes = RateRule(quota: 5, windowSeconds: 60)
+            }) { harness in
+                let port = harness.port
+                let answers = try await offPool {
+                    try ["/v1/products/6", "/v1/products/6", "/v1/product%73/6", "/v1/products/6"].map { try Self.get(port, $0) }
+                }
+                #expect(answers.map(\.status) == [200, 200, 200, 429])
+                // Fetched, then hits (stored bytes, then the routed handler's answer from the cache).
+                #expect(answers.map { $0.header("Cache-Status")?.split(separator: ";").dropFirst().first.map(String.init) } == [
+                    " fwd=miss", " hit", " hit", nil,
+                ])
+                #expect(answers.map { $0.header("RateLimit") } == [#""reads";r=2;t=20"#, #""reads";r=1;t=40"#, #""reads";r=0;t=60"#, #""reads";r=0;t=60"#])
+                let write = try await offPool { try RawHTTPClient(port: port).request("PUT", "/v1/%70roducts/6") }
+                #expect(write.status == 405)
+                #expect(write.header("RateLimit") == #""writes";r=4;t=12"#)
+            }
+        }
+
         /// Behind a trusted proxy each `X-Forwarded-For` client has its own budget, found from
         /// the right: an address the client wrote on the left does not make it another client.
         @Test func clientsBehindATrustedProxyHaveSeparateBudgets() async throws {

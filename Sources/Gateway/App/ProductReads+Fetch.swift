@@ -1,0 +1,162 @@
+import BodyCompression
+import Dispatch
+import GatewayModels
+import HTTPInterface
+import Observability
+import Routing
+
+/// The miss path: one fetch per key (shared tier first with `--redis-url`, then the origin),
+/// the mapping of what came back, and prefetches.
+extension ProductReads {
+    /// Joins (or leads) the fetch for `key`; `completion` gets the outcome on whichever
+    /// thread finishes it. The leader asks the shared tier first when there is one (see
+    /// ``SharedPages``), then the origin.
+    func fetch(
+        _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext,
+        completion: @escaping @Sendable (Outcome) -> Void
+    ) {
+        let generation = cache.generation
+        let fetchKey = FetchKey(key: key, generation: generation)
+        guard coalescer.join(fetchKey, waiter: completion) else { return }
+        let finish: @Sendable (Outcome) -> Void = { [self] outcome in coalescer.finish(fetchKey, with: outcome) }
+        guard let shared, let redis = context.redis else {
+            return fetchFromOrigin(kind, key: key, locale: locale, request: request, context: context, generation: generation, completion: finish)
+        }
+        SharedTierFetch(
+            reads: self, shared: shared, redis: redis, names: shared.names(key), kind: kind, key: key, locale: locale, request: request,
+            context: context, generation: generation, finish: finish
+        ).start()
+    }
+
+    /// Fetches `key` from the origin, maps it, stores it in L1 (unless an invalidation came
+    /// since `generation`); `completion` gets the outcome on whichever thread finishes.
+    func fetchFromOrigin(
+        _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext, generation: Int,
+        completion: @escaping @Sendable (Outcome) -> Void
+    ) {
+        guard let origin = context.origin else {
+            completion(.failure(.serviceUnavailable("No origin is configured."), originStatus: nil, fallback: nil))
+            return
+        }
+        let target: String
+        switch kind {
+        case .list(let query) where originGeneration == .v1:
+            let pages = OriginGeneration.v1OriginPages(for: query)
+            // The last page is read only for the item after this page's last when the page
+            // ends where an origin page ends.
+            let readAheadOnly = (query.firstIndex + query.pageSize) % OriginGeneration.v1PageSize == 0
+            fetchV1Pages(
+                pages, readAheadOnly: readAheadOnly, origin: origin, request: request, context: context, pagesGeneration: v1Pages.generation
+            ) { [self] result in
+                switch result {
+                case .success(let fetched):
+                    DispatchQueue.global().async { [self] in
+                        completion(store(.v1(fetched), kind: kind, key: key, locale: locale, context: context, generation: generation))
+                    }
+                case .failure(let failure):
+                    completion(.failure(failure.error, originStatus: failure.originStatus, fallback: nil))
+                }
+            }
+            return
+        case .list(let query): target = originGeneration.listTarget(query)
+        case .detail(let id): target = originGeneration.detailTarget(id: id)
+        }
+        let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID, trace: request.trace)
+        origin.send(originRequest, to: endpoint) { [self] result in
+            switch result {
+            case .success(let response) where response.status == 200:
+                // Mapping and compression are CPU work: off the loop.
+                DispatchQueue.global().async { [self] in
+                    completion(store(.body(response.body), kind: kind, key: key, locale: locale, context: context, generation: generation))
+                }
+            case .success(let response) where response.status == 404:
+                let page = CachedPage(
+                    status: 404, contentType: "application/problem+json", identity: [], gzip: nil, storedAt: .now,
+                    timeToLive: configuration.notFoundTimeToLive)
+                storeCounting(page, key, generation: generation)
+                completion(.page(page, hasNextPage: false, tier: .origin(sharedConsulted: false)))
+            case .success(let response):
+                let failure = Self.failure(originStatus: response.status)
+                completion(.failure(failure.error, originStatus: failure.originStatus, fallback: nil))
+            case .failure(let failure):
+                completion(.failure(failure.gatewayError, originStatus: nil, fallback: nil))
+            }
+        }
+    }
+
+    /// What an origin status other than 200 (and, for single reads, 404) means for a read.
+    static func failure(originStatus status: Int) -> FetchFailure {
+        let error: GatewayError = status >= 500
+            ? .badGateway("The origin answered \(status).")
+            : .badGateway("The origin refused the request with \(status).")
+        return FetchFailure(error: error, originStatus: status)
+    }
+
+    /// What a fetch brought back: one origin body, or (v1 lists) decoded origin pages.
+    enum Fetched {
+        case body([UInt8])
+        case v1(V1Fetch)
+    }
+
+    /// Maps what was fetched to contract bytes, gzips them, stores the page. Off the loop.
+    func store(
+        _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int
+    ) -> Outcome {
+        let identity: [UInt8]
+        var timeToLive: Duration
+        var hasNextPage = false
+        var storedAt = ContinuousClock.now
+        do {
+            switch (kind, fetched) {
+            case (.list(let query), .v1(let v1)):
+                var contract = try OriginGeneration.mapV1Pages(v1.pages, query: query, locale: locale, imageURL: imageURL)
+                timeToLive = configuration.listTimeToLive
+                storedAt = v1.oldest
+                if v1.readAheadFailed {
+                    // The page before was full: say a next page exists, and look again soon.
+                    contract.hasNextPage = true
+                    timeToLive = min(timeToLive, configuration.notFoundTimeToLive)
+                }
+                hasNextPage = contract.hasNextPage
+                identity = contract.jsonBytes()
+            case (.list(let query), .body(let body)):
+                let contract = try originGeneration.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL)
+                hasNextPage = contract.hasNextPage
+                identity = contract.jsonBytes()
+                timeToLive = configuration.listTimeToLive
+            case (.detail, .body(let body)):
+                identity = try originGeneration.detailJSON(bytes: body, locale: locale, imageURL: imageURL)
+                timeToLive = configuration.detailTimeToLive
+            case (.detail, .v1):
+                preconditionFailure("details are one origin request")
+            }
+        } catch {
+            context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
+            return .failure(.badGateway("The origin's response could not be read."), originStatus: 200, fallback: nil)
+        }
+        let gzip = identity.count >= compression.minimumBytes ? Gzip.compress(identity, level: compression.level) : nil
+        let page = CachedPage(
+            status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: storedAt, timeToLive: timeToLive,
+            fields: [("Vary", PageResponse.vary), ("Content-Language", locale.identifier)])
+        storeCounting(page, key, generation: generation)
+        return .page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: false))
+    }
+
+    /// Fetches list page `query` in the background after a miss on the page before it, so
+    /// the next scroll is a hit. Bounded; skipped when cached or already running.
+    func prefetch(_ query: ListQuery, locale: ClientLocale, request: GatewayRequest, context: RouteContext) {
+        guard query.page <= ListQuery.maxPage, let origin = context.origin else { return }
+        let key = Self.key(.list(query), locale: locale)
+        guard cache.lookup(key, now: .now) == nil else { return }
+        guard prefetches.add(1, ordering: .relaxed).newValue <= Self.maxPrefetches else {
+            prefetches.subtract(1, ordering: .relaxed)
+            return
+        }
+        metrics.cacheEvent("prefetch", cache: "page")
+        origin.loop.execute { [self] in
+            fetch(.list(query), key: key, locale: locale, request: request, context: context) { [self] _ in
+                prefetches.subtract(1, ordering: .relaxed)
+            }
+        }
+    }
+}

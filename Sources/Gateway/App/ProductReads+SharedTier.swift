@@ -1,0 +1,77 @@
+import GatewayModels
+import HTTPInterface
+import Routing
+
+/// One leader's fetch of a page through the replicas' shared tier (see ``SharedPages``), as
+/// named steps instead of nested callbacks: look the page up in Redis; fresh there, it is
+/// this replica's too; missing, one replica (the lock's holder) fetches it from the origin
+/// and shares it, and the others wait for its entry (or fetch themselves when it does not
+/// come); Redis unavailable, the origin is asked directly.
+///
+/// Each step runs on the loop of `redis` (Redis' answers arrive there) or, after the
+/// origin, on whichever thread finishes the fetch; `finish` runs once.
+struct SharedTierFetch: Sendable {
+    let reads: ProductReads
+    let shared: SharedPages
+    let redis: any RedisCommanding
+    let names: SharedPages.PageNames
+    let kind: ProductReads.Kind
+    let key: PageCacheKey
+    let locale: ClientLocale
+    let request: GatewayRequest
+    let context: RouteContext
+    /// The L1 generation when the fetch began.
+    let generation: Int
+    let finish: @Sendable (ProductReads.Outcome) -> Void
+
+    func start() {
+        shared.lookup(names, redis: redis) { found in looked(found) }
+    }
+
+    private func looked(_ found: SharedPages.Lookup) {
+        switch found {
+        case .fresh(let entry): fromShared(entry)
+        case .unavailable: fromOrigin(finish)
+        case .miss(let version, let stale):
+            shared.lock(names, version: version, redis: redis) { mine in locked(mine, version: version, stale: stale) }
+        }
+    }
+
+    /// One replica fetches; the others wait for its entry, then fetch themselves.
+    private func locked(_ mine: Bool, version: String, stale: SharedPageRecord.Entry?) {
+        if mine { return fetchAndShare(version: version, stale: stale) }
+        shared.waitForEntry(names, version: version, until: .now + shared.waitBound, redis: redis) { entry in
+            if let entry { fromShared(entry) } else { fetchAndShare(version: version, stale: stale) }
+        }
+    }
+
+    /// From the origin, then into the shared tier (the lock released either way).
+    private func fetchAndShare(version: String, stale: SharedPageRecord.Entry?) {
+        fromOrigin { outcome in shared(outcome, version: version, stale: stale) }
+    }
+
+    private func shared(_ outcome: ProductReads.Outcome, version: String, stale: SharedPageRecord.Entry?) {
+        let (shared, names, redis) = (self.shared, self.names, self.redis)
+        switch outcome {
+        case .page(let page, let hasNextPage, _):
+            redis.loop.execute {
+                shared.store(page, hasNextPage: hasNextPage, names: names, version: version, redis: redis)
+                shared.unlock(names, version: version, redis: redis)
+            }
+            finish(.page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: true)))
+        case .failure(let error, let originStatus, _):
+            redis.loop.execute { shared.unlock(names, version: version, redis: redis) }
+            finish(.failure(error, originStatus: originStatus, fallback: stale?.page))
+        }
+    }
+
+    /// A page of the shared tier: into L1, and to every waiter.
+    private func fromShared(_ entry: SharedPageRecord.Entry) {
+        reads.storeCounting(entry.page, key, generation: generation)
+        finish(.page(entry.page, hasNextPage: entry.hasNextPage, tier: .shared))
+    }
+
+    private func fromOrigin(_ completion: @escaping @Sendable (ProductReads.Outcome) -> Void) {
+        reads.fetchFromOrigin(kind, key: key, locale: locale, request: request, context: context, generation: generation, completion: completion)
+    }
+}
