@@ -93,11 +93,13 @@ public struct StoredAnswer {
     }
 
     /// Appends `bytes`.
+    @inlinable
     public mutating func append(_ bytes: [UInt8]) {
         head.append(contentsOf: bytes)
     }
 
     /// Appends a non-negative number in decimal.
+    @inlinable
     public mutating func appendDecimal(_ value: Int) {
         ResponseHeadWriter.appendDecimal(value, to: &head)
     }

@@ -23,11 +23,11 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     public var isReachable: Bool { health.isReachable }
     let configuration: RedisConfiguration
     let health: RedisHealth
-    private let logger: Logger
-    private let metrics: GatewayMetrics?
-    private let role: Role
+    let logger: Logger
+    let metrics: GatewayMetrics?
+    let role: Role
 
-    private static func timeval(_ duration: Duration) -> Glibc.timeval {
+    static func timeval(_ duration: Duration) -> Glibc.timeval {
         let (seconds, attoseconds) = duration.components
         return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
@@ -56,28 +56,28 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     static let heartbeatInterval: Duration = .seconds(1)
     static let heartbeatTimeout: Duration = .seconds(3)
     /// Subscriber: when the subscription was confirmed or last heard from; nil while unlinked.
-    private var lastHeard: ContinuousClock.Instant?
-    private var nextBeat = ContinuousClock.now
+    var lastHeard: ContinuousClock.Instant?
+    var nextBeat = ContinuousClock.now
 
     /// The hiredis context while connecting or connected; owned by this connection (hiredis
     /// frees it itself after its connect-failure or disconnect callback, which clears this).
-    private var context: UnsafeMutablePointer<redisAsyncContext>?
+    var context: UnsafeMutablePointer<redisAsyncContext>?
     /// One timer for command deadlines, the connect deadline and the reconnect delay; owned
     /// by this connection, on `loop`.
-    private var timer: OpaquePointer?
-    private var phase = Phase.idle
+    var timer: OpaquePointer?
+    var phase = Phase.idle
     /// Commands sent and not yet answered or timed out, oldest first. Every command has the
     /// same timeout, so deadlines grow along the queue; hiredis answers in the same order.
-    private var waiting: [Waiting] = []
-    private var waitingHead = 0
+    var waiting: [Waiting] = []
+    var waitingHead = 0
     /// Commands hiredis still holds a callback for (answered, or given up but not answered).
-    private var outstanding = 0
-    private var nextID = 1
-    private var backoff = RedisConnection.firstBackoff
+    var outstanding = 0
+    var nextID = 1
+    var backoff = RedisConnection.firstBackoff
     /// Counts connection attempts, so a late name resolution for an abandoned one is ignored.
-    private var attempt = 0
+    var attempt = 0
 
-    private enum Phase {
+    enum Phase {
         case idle
         case resolving(deadline: ContinuousClock.Instant)
         /// Commands may be sent: hiredis queues them until the socket connects.
@@ -87,7 +87,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         case closed
     }
 
-    private struct Waiting {
+    struct Waiting {
         let id: Int
         let deadline: ContinuousClock.Instant
         var completion: ((Result<RedisReply, RedisFailure>) -> Void)?
@@ -136,7 +136,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     }
 
     /// `send`, with `pastBreaker` for the set-up commands of a new connection.
-    private func send(_ arguments: [[UInt8]], past pastBreaker: Bool, completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
+    func send(_ arguments: [[UInt8]], past pastBreaker: Bool, completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
         precondition(eventLoop.inLoop, "RedisConnection.send off its loop")
         guard let context, outstanding < Self.maxOutstanding, pastBreaker || health.allows() else { return completion(.failure(.unavailable)) }
         switch phase {
@@ -153,7 +153,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     }
 
     /// Hands `arguments` to hiredis with `id` as the callback's private data.
-    private static func command(_ context: UnsafeMutablePointer<redisAsyncContext>, id: Int, _ arguments: [[UInt8]]) -> Bool {
+    static func command(_ context: UnsafeMutablePointer<redisAsyncContext>, id: Int, _ arguments: [[UInt8]]) -> Bool {
         var arguments = arguments
         return withArgv(&arguments) { argc, argv, argvlen in
             redisAsyncCommandArgv(context, redisReplyCallback, UnsafeMutableRawPointer(bitPattern: id), argc, argv, argvlen)
@@ -162,7 +162,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
 
     /// Calls `body` with `arguments` as C's `argc`, `argv` and `argvlen` (valid only inside;
     /// hiredis copies them into its output buffer before it returns).
-    private static func withArgv(
+    static func withArgv(
         _ arguments: inout [[UInt8]],
         _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Int32
     ) -> Int32 {
@@ -188,7 +188,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     // MARK: Connecting
 
     /// Resolves the host off the loop, then connects to its first address.
-    private func connect() {
+    func connect() {
         attempt += 1
         let thisAttempt = attempt
         let host = configuration.host
@@ -229,7 +229,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         return String(cString: buffer)
     }
 
-    private func open(_ address: String) {
+    func open(_ address: String) {
         guard let made = redisAsyncConnect(address, Int32(configuration.port)) else { return retryLater() }
         if made.pointee.err != 0 {
             logger.warning("redis connect failed", metadata: ["redis": "\(configuration)", "error": "\(String(cString: made.pointee.errstr))"], source: "Gateway")
@@ -268,7 +268,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
 
     /// hiredis: a reply on the subscription (`subscribe` confirmed, or a `message`); nil
     /// when the connection goes.
-    fileprivate func subscriptionReply(_ reply: UnsafeMutablePointer<redisReply>?) {
+    func subscriptionReply(_ reply: UnsafeMutablePointer<redisReply>?) {
         guard let reply, case .subscriber(_, _, let events) = role, case .array(let parts) = Self.value(of: reply), parts.count == 3 else {
             return
         }
@@ -288,7 +288,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     }
 
     /// The subscription is gone: tell the owner once.
-    private func unlink() {
+    func unlink() {
         guard lastHeard != nil, case .subscriber(_, _, let events) = role else { return }
         lastHeard = nil
         health.setSubscribed(false)
@@ -297,7 +297,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
 
     /// Sends a set-up command; an error reply (a wrong password, a database that does not
     /// exist) drops the connection, to be tried again later. Never logs the arguments.
-    private func setUp(_ arguments: [[UInt8]], what: String) {
+    func setUp(_ arguments: [[UInt8]], what: String) {
         send(arguments, past: true) { [self] result in
             guard case .failure(.refused(let message)) = result else { return }
             logger.error("redis refused \(what)", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
@@ -307,7 +307,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
 
     /// hiredis: the socket connected (`status` REDIS_OK) or could not (then the context is
     /// freed by hiredis once this returns).
-    fileprivate func connected(_ from: UnsafePointer<redisAsyncContext>, status: Int32) {
+    func connected(_ from: UnsafePointer<redisAsyncContext>, status: Int32) {
         guard let context, UnsafePointer(context) == from else { return }
         guard status == REDIS_OK else {
             self.context = nil
@@ -322,7 +322,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     }
 
     /// hiredis: the connection closed; the context is freed once this returns.
-    fileprivate func disconnected(_ from: UnsafePointer<redisAsyncContext>, status: Int32) {
+    func disconnected(_ from: UnsafePointer<redisAsyncContext>, status: Int32) {
         guard let context, UnsafePointer(context) == from else { return }
         self.context = nil
         if case .ready = phase {
@@ -334,7 +334,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         retryLater()
     }
 
-    private func retryLater() {
+    func retryLater() {
         guard case .closed = phase else {
             let jitter = Double.random(in: 0.8...1.2)
             phase = .retrying(at: .now + backoff * jitter)
@@ -343,187 +343,6 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
             return
         }
     }
-
-    // MARK: Replies and deadlines
-
-    /// hiredis: the reply to command `id` (nil when the connection closed or is being freed).
-    fileprivate func replied(id: Int, reply: UnsafeMutablePointer<redisReply>?) {
-        outstanding -= 1
-        // Given up already (timed out, or failed with the whole queue): dropped.
-        guard waitingHead < waiting.count, waiting[waitingHead].id == id, let completion = waiting[waitingHead].completion else { return }
-        waiting[waitingHead].completion = nil
-        advanceHead()
-        guard let reply else {
-            health.recordFailure()
-            metrics?.redisFailure("connection_lost")
-            return completion(.failure(.connectionLost))
-        }
-        health.recordSuccess()
-        let value = Self.value(of: reply)
-        if case .error(let message) = value { return completion(.failure(.refused(message))) }
-        completion(.success(value))
-    }
-
-    /// A Swift copy of a hiredis reply (valid only inside its callback).
-    static func value(of reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
-        let r = reply.pointee
-        func bytes() -> [UInt8] {
-            guard let str = r.str, r.len > 0 else { return [] }
-            return Array(UnsafeRawBufferPointer(start: str, count: r.len))
-        }
-        switch r.type {
-        case REDIS_REPLY_STRING: return .bytes(bytes())
-        case REDIS_REPLY_STATUS: return .status(String(decoding: bytes(), as: UTF8.self))
-        case REDIS_REPLY_ERROR: return .error(String(decoding: bytes(), as: UTF8.self))
-        case REDIS_REPLY_INTEGER: return .integer(Int64(r.integer))
-        case REDIS_REPLY_ARRAY:
-            guard let elements = r.element else { return .array([]) }
-            return .array((0..<r.elements).map { index in elements[index].map(value(of:)) ?? .null })
-        default: return .null
-        }
-    }
-
-    private func advanceHead() {
-        while waitingHead < waiting.count, waiting[waitingHead].completion == nil { waitingHead += 1 }
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingHead = 0
-        } else if waitingHead > 1024 {
-            waiting.removeFirst(waitingHead)
-            waitingHead = 0
-        }
-    }
-
-    /// Fails every waiting command (its late reply, if any, is dropped).
-    private func failAll(_ failure: RedisFailure) {
-        let given = waiting[waitingHead...].compactMap(\.completion)
-        waiting.removeAll(keepingCapacity: true)
-        waitingHead = 0
-        for completion in given {
-            health.recordFailure()
-            metrics?.redisFailure("connection_lost")
-            completion(.failure(failure))
-        }
-    }
-
-    /// The timer: commands past their deadline fail, a connection attempt past its deadline
-    /// is abandoned, a reconnect delay ends.
-    fileprivate func timerFired() {
-        let now = ContinuousClock.now
-        while waitingHead < waiting.count, waiting[waitingHead].deadline <= now {
-            let completion = waiting[waitingHead].completion
-            waiting[waitingHead].completion = nil
-            waitingHead += 1
-            if let completion {
-                health.recordFailure()
-                metrics?.redisFailure("timeout")
-                completion(.failure(.timedOut))
-            }
-        }
-        advanceHead()
-        switch phase {
-        case .resolving(let deadline) where deadline <= now:
-            logger.warning("redis host did not resolve in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
-            retryLater()
-        case .connecting(let deadline) where deadline <= now:
-            logger.warning("redis did not connect in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
-            abandonContext()
-            retryLater()
-        case .retrying(let at) where at <= now:
-            connect()
-        case .ready:
-            if case .subscriber(let channel, let publisher, _) = role, let lastHeard {
-                if now - lastHeard > Self.heartbeatTimeout {
-                    logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
-                    abandonContext()
-                    return retryLater()
-                }
-                if now >= nextBeat {
-                    nextBeat = now + Self.heartbeatInterval
-                    publisher.send([Array("PUBLISH".utf8), Array(channel.utf8), Array(RedisChannel.heartbeatMessage.utf8)]) { _ in }
-                }
-            }
-            arm()
-        default:
-            arm()
-        }
-    }
-
-    /// Frees the context from outside hiredis' callbacks; its waiting commands fail.
-    private func abandonContext() {
-        guard let context else { return }
-        self.context = nil
-        if case .ready = phase { health.connectionDown() }
-        // Its callbacks run now, with no reply; they find nothing waiting.
-        failAll(.connectionLost)
-        redisAsyncFree(context)
-        unlink()
-    }
-
-    /// Arms the timer for the earliest of: the oldest command's deadline, the connect
-    /// deadline, the reconnect time.
-    private func arm() {
-        guard let timer else { return }
-        var next: ContinuousClock.Instant?
-        if waitingHead < waiting.count { next = waiting[waitingHead].deadline }
-        switch phase {
-        case .resolving(let deadline), .connecting(let deadline): next = min(next ?? deadline, deadline)
-        case .retrying(let at): next = min(next ?? at, at)
-        case .ready:
-            if case .subscriber = role, let lastHeard {
-                let beat = min(nextBeat, lastHeard + Self.heartbeatTimeout)
-                next = min(next ?? beat, beat)
-            }
-        default: break
-        }
-        guard let next else {
-            event_del(timer)
-            return
-        }
-        var tv = Self.timeval(max(.zero, next - .now) + .microseconds(100))
-        event_add(timer, &tv)
-    }
-
-    /// Closes the connection for good: waiting commands fail, nothing reconnects. On the loop
-    /// thread, or after the loop ended.
-    public func close() {
-        if case .closed = phase { return }
-        abandonContext()
-        phase = .closed
-        if let timer {
-            event_free(timer)
-            self.timer = nil
-        }
-    }
 }
 
 /// The connection whose context this is (unretained; see `RedisConnection.open`).
-private func owner(of context: UnsafePointer<redisAsyncContext>?) -> RedisConnection? {
-    guard let data = context?.pointee.data else { return nil }
-    return Unmanaged<RedisConnection>.fromOpaque(data).takeUnretainedValue()
-}
-
-/// hiredis' callback for the subscription's replies and messages, on the loop thread.
-private func redisSubscriptionCallback(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) {
-    owner(of: context)?.subscriptionReply(reply?.assumingMemoryBound(to: redisReply.self))
-}
-
-/// hiredis' reply callback, on the loop thread. `privdata` is the command's id.
-private func redisReplyCallback(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?, _ privdata: UnsafeMutableRawPointer?) {
-    owner(of: context)?.replied(id: Int(bitPattern: privdata), reply: reply?.assumingMemoryBound(to: redisReply.self))
-}
-
-private func redisConnectCallback(_ context: UnsafePointer<redisAsyncContext>?, _ status: Int32) {
-    guard let context else { return }
-    owner(of: context)?.connected(context, status: status)
-}
-
-private func redisDisconnectCallback(_ context: UnsafePointer<redisAsyncContext>?, _ status: Int32) {
-    guard let context else { return }
-    owner(of: context)?.disconnected(context, status: status)
-}
-
-/// The connection's timer, on the loop thread (unretained; see `RedisConnection.init`).
-private func redisTimerCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
-    Unmanaged<RedisConnection>.fromOpaque(context!).takeUnretainedValue().timerFired()
-}

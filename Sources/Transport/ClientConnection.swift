@@ -37,13 +37,16 @@ final class ClientConnection: @unchecked Sendable {
     var writeEvent: OpaquePointer?
     /// Owned; freed when the connection closes. Runs the deadline the machine armed.
     private var timer: OpaquePointer?
-    /// Every decision about this connection.
-    var machine: HTTP1ConnectionStateMachine
+    /// Every decision about this connection. Unchecked exclusivity: touched only on the
+    /// loop's thread, never across a call that could touch it again (the machine returns an
+    /// action; the driver performs it after the access ended), and checked accesses cost a
+    /// cache hit several hundred instructions.
+    @exclusivity(unchecked) var machine: HTTP1ConnectionStateMachine
 
     /// The read state, lent by the loop's pool while this connection reads; nil while it
     /// waits with nothing buffered. `input`, `start`, `end` and `decoder` are its parts
     /// (only read or changed while it is lent; `start` and `end` read 0 without it).
-    var reading: ConnectionInput?
+    @exclusivity(unchecked) var reading: ConnectionInput?
     var input: [UInt8] {
         _read { yield reading!.bytes }
         _modify { yield &reading!.bytes }
@@ -179,8 +182,7 @@ final class ClientConnection: @unchecked Sendable {
             case .sendContinue:
                 action = machine.continueWritten(send(head: HTTPStatus.continueResponse, body: []))
             case .handle:
-                handle(message!)
-                message = nil
+                handle(message.take()!)
                 action = machine.requestHandled()
             case .refuse(let refusal):
                 refuse(refusal)
@@ -227,13 +229,13 @@ final class ClientConnection: @unchecked Sendable {
     /// Arms the timer for `deadline`. The head deadline runs from the head's first byte, so
     /// re-arming it never extends it.
     private func arm(_ deadline: HTTP1ConnectionStateMachine.Deadline) {
-        let configuration = server.core.configuration
+        let core = server.core
         let duration: Duration
         switch deadline {
-        case .idle: duration = configuration.idleTimeout
-        case .head: duration = max(.zero, configuration.headerTimeout - (.now - (reading?.headStarted ?? .now)))
-        case .body: duration = configuration.bodyTimeout
-        case .write: duration = configuration.writeTimeout
+        case .idle: duration = core.configuration.idleTimeout
+        case .head: duration = max(.zero, core.configuration.headerTimeout - (.now - (reading?.headStarted ?? .now)))
+        case .body: duration = core.configuration.bodyTimeout
+        case .write: duration = core.configuration.writeTimeout
         case .linger: duration = HTTP1ConnectionStateMachine.lingerDuration
         }
         var tv = timeval(duration)

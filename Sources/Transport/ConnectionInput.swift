@@ -9,10 +9,10 @@ import HTTPCodec
 final class ConnectionInput {
     /// `bytes[start..<end]` holds the bytes not consumed yet; `start` is the first byte of
     /// the current request.
-    var bytes: [UInt8]
-    var start = 0
-    var end = 0
-    var decoder: RequestDecoder
+    @exclusivity(unchecked) var bytes: [UInt8]
+    @exclusivity(unchecked) var start = 0
+    @exclusivity(unchecked) var end = 0
+    @exclusivity(unchecked) var decoder: RequestDecoder
     /// When the current request's head began (its deadline counts from there).
     var headStarted = ContinuousClock.Instant.now
 

@@ -148,11 +148,18 @@ public final class ProductReads: Sendable {
         let locale = locales.resolve(request.header("accept-language"))
         let now = ContinuousClock.now
         let key = Self.key(kind, locale: locale)
-        let found = cache.lookup(key, now: now)
-        guard let (page, freshness) = found, freshness == .fresh, page.status == 200 else {
+        switch cache.lookup(key, now: now) {
+        case let (page, freshness)? where freshness == .fresh && page.status == 200:
+            answerStored(page, request, now: now, &answer)
+            return true
+        case let found:
             answer.declined = StoredProbe(kind: kind, locale: locale, key: key, found: found)
             return false
         }
+    }
+
+    /// Writes fresh `page` into `answer`.
+    private func answerStored(_ page: CachedPage, _ request: RequestBytes, now: ContinuousClock.Instant, _ answer: inout StoredAnswer) {
         metrics.cacheEvent("hit", cache: "page")
         let gzip = page.gzip != nil && AcceptEncoding.allowsGzip(bytes: request.header("accept-encoding"))
         let notModified = request.header("if-none-match").map { page.matches(ifNoneMatch: $0) } ?? false
@@ -169,7 +176,6 @@ public final class ProductReads: Sendable {
             answer.body = gzip ? page.gzip! : page.identity
             answer.gzipOf = gzip ? page.identity.count : nil
         }
-        return true
     }
 
     private static let cacheControlPrefix: [UInt8] = Array("Cache-Control: public, max-age=".utf8)

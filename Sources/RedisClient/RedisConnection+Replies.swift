@@ -1,0 +1,194 @@
+import CHiredis
+import CLibevent
+import Dispatch
+import Glibc
+import HTTPInterface
+import Logging
+import Observability
+import Transport
+
+/// Replies in order, deadlines, the subscription's heartbeat, and what hiredis calls back.
+/// On the loop thread.
+extension RedisConnection {
+    // MARK: Replies and deadlines
+
+    /// hiredis: the reply to command `id` (nil when the connection closed or is being freed).
+    func replied(id: Int, reply: UnsafeMutablePointer<redisReply>?) {
+        outstanding -= 1
+        // Given up already (timed out, or failed with the whole queue): dropped.
+        guard waitingHead < waiting.count, waiting[waitingHead].id == id, let completion = waiting[waitingHead].completion else { return }
+        waiting[waitingHead].completion = nil
+        advanceHead()
+        guard let reply else {
+            health.recordFailure()
+            metrics?.redisFailure("connection_lost")
+            return completion(.failure(.connectionLost))
+        }
+        health.recordSuccess()
+        let value = Self.value(of: reply)
+        if case .error(let message) = value { return completion(.failure(.refused(message))) }
+        completion(.success(value))
+    }
+
+    /// A Swift copy of a hiredis reply (valid only inside its callback).
+    static func value(of reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+        let r = reply.pointee
+        func bytes() -> [UInt8] {
+            guard let str = r.str, r.len > 0 else { return [] }
+            return Array(UnsafeRawBufferPointer(start: str, count: r.len))
+        }
+        switch r.type {
+        case REDIS_REPLY_STRING: return .bytes(bytes())
+        case REDIS_REPLY_STATUS: return .status(String(decoding: bytes(), as: UTF8.self))
+        case REDIS_REPLY_ERROR: return .error(String(decoding: bytes(), as: UTF8.self))
+        case REDIS_REPLY_INTEGER: return .integer(Int64(r.integer))
+        case REDIS_REPLY_ARRAY:
+            guard let elements = r.element else { return .array([]) }
+            return .array((0..<r.elements).map { index in elements[index].map(value(of:)) ?? .null })
+        default: return .null
+        }
+    }
+
+    func advanceHead() {
+        while waitingHead < waiting.count, waiting[waitingHead].completion == nil { waitingHead += 1 }
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 1024 {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+    }
+
+    /// Fails every waiting command (its late reply, if any, is dropped).
+    func failAll(_ failure: RedisFailure) {
+        let given = waiting[waitingHead...].compactMap(\.completion)
+        waiting.removeAll(keepingCapacity: true)
+        waitingHead = 0
+        for completion in given {
+            health.recordFailure()
+            metrics?.redisFailure("connection_lost")
+            completion(.failure(failure))
+        }
+    }
+
+    /// The timer: commands past their deadline fail, a connection attempt past its deadline
+    /// is abandoned, a reconnect delay ends.
+    func timerFired() {
+        let now = ContinuousClock.now
+        while waitingHead < waiting.count, waiting[waitingHead].deadline <= now {
+            let completion = waiting[waitingHead].completion
+            waiting[waitingHead].completion = nil
+            waitingHead += 1
+            if let completion {
+                health.recordFailure()
+                metrics?.redisFailure("timeout")
+                completion(.failure(.timedOut))
+            }
+        }
+        advanceHead()
+        switch phase {
+        case .resolving(let deadline) where deadline <= now:
+            logger.warning("redis host did not resolve in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
+            retryLater()
+        case .connecting(let deadline) where deadline <= now:
+            logger.warning("redis did not connect in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
+            abandonContext()
+            retryLater()
+        case .retrying(let at) where at <= now:
+            connect()
+        case .ready:
+            if case .subscriber(let channel, let publisher, _) = role, let lastHeard {
+                if now - lastHeard > Self.heartbeatTimeout {
+                    logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
+                    abandonContext()
+                    return retryLater()
+                }
+                if now >= nextBeat {
+                    nextBeat = now + Self.heartbeatInterval
+                    publisher.send([Array("PUBLISH".utf8), Array(channel.utf8), Array(RedisChannel.heartbeatMessage.utf8)]) { _ in }
+                }
+            }
+            arm()
+        default:
+            arm()
+        }
+    }
+
+    /// Frees the context from outside hiredis' callbacks; its waiting commands fail.
+    func abandonContext() {
+        guard let context else { return }
+        self.context = nil
+        if case .ready = phase { health.connectionDown() }
+        // Its callbacks run now, with no reply; they find nothing waiting.
+        failAll(.connectionLost)
+        redisAsyncFree(context)
+        unlink()
+    }
+
+    /// Arms the timer for the earliest of: the oldest command's deadline, the connect
+    /// deadline, the reconnect time.
+    func arm() {
+        guard let timer else { return }
+        var next: ContinuousClock.Instant?
+        if waitingHead < waiting.count { next = waiting[waitingHead].deadline }
+        switch phase {
+        case .resolving(let deadline), .connecting(let deadline): next = min(next ?? deadline, deadline)
+        case .retrying(let at): next = min(next ?? at, at)
+        case .ready:
+            if case .subscriber = role, let lastHeard {
+                let beat = min(nextBeat, lastHeard + Self.heartbeatTimeout)
+                next = min(next ?? beat, beat)
+            }
+        default: break
+        }
+        guard let next else {
+            event_del(timer)
+            return
+        }
+        var tv = Self.timeval(max(.zero, next - .now) + .microseconds(100))
+        event_add(timer, &tv)
+    }
+
+    /// Closes the connection for good: waiting commands fail, nothing reconnects. On the loop
+    /// thread, or after the loop ended.
+    public func close() {
+        if case .closed = phase { return }
+        abandonContext()
+        phase = .closed
+        if let timer {
+            event_free(timer)
+            self.timer = nil
+        }
+    }
+}
+
+func owner(of context: UnsafePointer<redisAsyncContext>?) -> RedisConnection? {
+    guard let data = context?.pointee.data else { return nil }
+    return Unmanaged<RedisConnection>.fromOpaque(data).takeUnretainedValue()
+}
+
+/// hiredis' callback for the subscription's replies and messages, on the loop thread.
+func redisSubscriptionCallback(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) {
+    owner(of: context)?.subscriptionReply(reply?.assumingMemoryBound(to: redisReply.self))
+}
+
+/// hiredis' reply callback, on the loop thread. `privdata` is the command's id.
+func redisReplyCallback(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?, _ privdata: UnsafeMutableRawPointer?) {
+    owner(of: context)?.replied(id: Int(bitPattern: privdata), reply: reply?.assumingMemoryBound(to: redisReply.self))
+}
+
+func redisConnectCallback(_ context: UnsafePointer<redisAsyncContext>?, _ status: Int32) {
+    guard let context else { return }
+    owner(of: context)?.connected(context, status: status)
+}
+
+func redisDisconnectCallback(_ context: UnsafePointer<redisAsyncContext>?, _ status: Int32) {
+    guard let context else { return }
+    owner(of: context)?.disconnected(context, status: status)
+}
+
+/// The connection's timer, on the loop thread (unretained; see `RedisConnection.init`).
+func redisTimerCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<RedisConnection>.fromOpaque(context!).takeUnretainedValue().timerFired()
+}
