@@ -63,8 +63,6 @@ final class ClientConnection: @unchecked Sendable {
         _read { yield reading!.decoder }
         _modify { yield &reading!.decoder }
     }
-    /// The request the last `decode` step completed, until it is handled.
-    var message: RequestMessage?
 
     /// Output not yet taken by the socket: bytes, then (after them) part of a file.
     var pending: [UInt8] = []
@@ -164,6 +162,9 @@ final class ClientConnection: @unchecked Sendable {
     /// until a step returns to the event loop.
     func perform(_ first: HTTP1ConnectionStateMachine.Action) {
         var action = first
+        // The request the last `decode` step completed, until the `handle` step (a local, so
+        // an idle connection does not carry a request's worth of fields).
+        var message: RequestMessage?
         while true {
             apply(action.reading)
             apply(action.deadline)
@@ -178,7 +179,9 @@ final class ClientConnection: @unchecked Sendable {
             case .discard:
                 action = machine.received(discard())
             case .decode:
-                action = machine.decoded(decodeNext())
+                let fact: HTTP1ConnectionStateMachine.DecodeFact
+                (fact, message) = decodeNext()
+                action = machine.decoded(fact)
             case .sendContinue:
                 action = machine.continueWritten(send(head: HTTPStatus.continueResponse, body: []))
             case .handle:
@@ -242,14 +245,15 @@ final class ClientConnection: @unchecked Sendable {
         event_add(timer, &tv)
     }
 
-    /// Decodes what is buffered, keeping a completed request in `message`.
-    private func decodeNext() -> HTTP1ConnectionStateMachine.DecodeFact {
-        guard reading != nil, start < end else { return .nothingBuffered }
+    /// Decodes what is buffered: what the machine is told, and the request when one is whole.
+    private func decodeNext() -> (HTTP1ConnectionStateMachine.DecodeFact, RequestMessage?) {
+        guard reading != nil, start < end else { return (.nothingBuffered, nil) }
         let result = input.withUnsafeMutableBytes { bytes in
             decoder.decode(UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end]))
         }
-        if case .complete(let complete) = result { message = complete }
-        return HTTP1ConnectionStateMachine.DecodeFact(result, bufferedBytes: end - start)
+        var complete: RequestMessage?
+        if case .complete(let message) = result { complete = message }
+        return (HTTP1ConnectionStateMachine.DecodeFact(result, bufferedBytes: end - start), complete)
     }
 
     // MARK: - The write event
@@ -320,7 +324,6 @@ final class ClientConnection: @unchecked Sendable {
         Glibc.close(fd)
         pending = []
         pendingFile = nil
-        message = nil
         if let lent = reading { server.inputs.giveBack(lent) }
         reading = nil
         server.removed(self)
