@@ -1,6 +1,5 @@
-/// The request methods the gateway routes. libevent is told to pass every one of these to
-/// the router (its default answers PATCH and OPTIONS with 501); the router answers 405
-/// with `Allow` where a path does not take the method.
+/// The request methods the gateway routes; the router answers 405 with `Allow` where a path
+/// does not take the method, and 501 for other methods on unknown paths.
 public enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
     case get = "GET"
     case head = "HEAD"

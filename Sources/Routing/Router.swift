@@ -38,11 +38,13 @@ public struct Router: Sendable {
     }
 
     /// One request's match: the outcome, the route (for 405 and `OPTIONS`, the path's first
-    /// route) and the parameter's bytes in the raw path (`.found` only).
+    /// route), the parameter's bytes in the raw path (`.found` only), and the route whose
+    /// rate-limit class the request spends (-1: none; see `limit(_:)`).
     struct Classification: Sendable, Equatable {
         var outcome: Outcome
         var route: Int
         var parameter: Range<Int> = 0..<0
+        var limitRoute: Int = -1
     }
 
     private(set) var routes: [Route] = []
@@ -57,8 +59,11 @@ public struct Router: Sendable {
     /// Adds a route. Patterns are literal segments and `{name}` parameters.
     /// - Parameters:
     ///   - limit: the rate-limit class its requests spend (the application's limiter names
-    ///     them); a method no route takes on this path spends the class of the path's first
-    ///     route that is not a `GET`, or else of its `GET` route.
+    ///     them). A method no route takes on a path spends the class of the first route on
+    ///     that path that is not a `GET`, or else of its `GET` route; a path under a route's
+    ///     first two literal segments that no route takes (`/v1/products/3/x`) spends that
+    ///     route's class likewise (`GET` and `HEAD` the `GET` route's). `OPTIONS` and other
+    ///     paths spend none.
     ///   - stored: a handler that answers `GET` and `HEAD` from what is stored, or declines
     ///     (then `handler` runs); at most one parameter in the pattern.
     public mutating func add(
@@ -96,18 +101,26 @@ public struct Router: Sendable {
         return classify(method: method, found: .found) { route in Self.match(route.segments, path) }
     }
 
+    /// The routes of `method` first (`HEAD` takes `GET` routes), then every route for the
+    /// path alone (405, `OPTIONS`), else 404 (with the class of the resource the path is
+    /// under, if any).
     private func classify(method: HTTPMethod?, found: Outcome, _ matches: (Route) -> Range<Int>?) -> Classification {
-        var firstOnPath = -1
-        for index in routes.indices {
-            let route = routes[index]
-            guard let parameter = matches(route) else { continue }
-            if let method, route.method == method || (method == .head && route.method == .get) {
-                return Classification(outcome: found, route: index, parameter: parameter)
+        if let method {
+            for index in routes.indices where routes[index].method == method || (method == .head && routes[index].method == .get) {
+                if let parameter = matches(routes[index]) {
+                    return Classification(outcome: found, route: index, parameter: parameter, limitRoute: index)
+                }
             }
+        }
+        var firstOnPath = -1
+        var firstWriteOnPath = -1
+        for index in routes.indices where matches(routes[index]) != nil {
             if firstOnPath < 0 { firstOnPath = index }
+            if firstWriteOnPath < 0 && routes[index].method != .get { firstWriteOnPath = index }
         }
         guard firstOnPath >= 0 else { return Classification(outcome: .notFound, route: -1) }
-        return Classification(outcome: method == .options ? .options : .methodNotAllowed, route: firstOnPath)
+        if method == .options { return Classification(outcome: .options, route: firstOnPath) }
+        return Classification(outcome: .methodNotAllowed, route: firstOnPath, limitRoute: firstWriteOnPath >= 0 ? firstWriteOnPath : firstOnPath)
     }
 
     /// The parameter's range when `path` (no escapes, starting with `/`) matches `segments`
@@ -125,7 +138,7 @@ public struct Router: Sendable {
             let segment = UnsafeRawBufferPointer(rebasing: path[index..<end])
             if segment.count <= 2 && segment.allSatisfy({ $0 == UInt8(ascii: ".") }) { return nil }
             if let literal = segments[segmentNumber] {
-                guard segment.elementsEqual(literal) else { return nil }
+                guard Self.same(segment, literal) else { return nil }
             } else {
                 parameter = index..<end
             }
@@ -133,6 +146,36 @@ public struct Router: Sendable {
             index = end + 1
         }
         return segmentNumber == segments.count ? parameter : nil
+    }
+
+    @inline(__always)
+    private static func same(_ segment: UnsafeRawBufferPointer, _ literal: [UInt8]) -> Bool {
+        guard segment.count == literal.count else { return false }
+        return literal.withUnsafeBufferPointer { expected in
+            for index in 0..<expected.count where segment[index] != expected[index] { return false }
+            return true
+        }
+    }
+
+    /// For a path no route takes: the route whose class it spends, when the path (decoded) is
+    /// a route's first two literal segments or under them (`/v1/products`, `/v1/products/…`),
+    /// with `method` other than `OPTIONS`: the `GET` route there for `GET` and `HEAD`, else
+    /// the first other route, else the `GET` route. -1 otherwise. Only 404s with limits on
+    /// come here; it allocates.
+    func resourceLimitRoute(method: HTTPMethod?, path: UnsafeRawBufferPointer) -> Int {
+        guard method != .options, let decoded = PercentDecoding.decode(Substring(String(decoding: path, as: UTF8.self))) else { return -1 }
+        let read = method == .get || method == .head
+        var candidate = -1
+        for index in routes.indices where routes[index].limit != nil {
+            let segments = routes[index].pattern.segments
+            guard segments.count >= 2, case .literal(let first) = segments[0], case .literal(let second) = segments[1] else { continue }
+            let prefix = "/\(first)/\(second)"
+            guard decoded == prefix || decoded.hasPrefix(prefix + "/") else { continue }
+            let isGet = routes[index].method == .get
+            if read == isGet { return index }
+            if candidate < 0 { candidate = index }
+        }
+        return candidate
     }
 
     /// The route label of a classification: its pattern, or `unmatched`.
@@ -144,14 +187,7 @@ public struct Router: Sendable {
     /// route on the path takes, the path's first non-`GET` route's (else its `GET` route's).
     /// `OPTIONS` and unknown paths spend none.
     func limit(_ classification: Classification) -> String? {
-        switch classification.outcome {
-        case .found, .foundDecoded: return routes[classification.route].limit
-        case .options, .notFound: return nil
-        case .methodNotAllowed:
-            let pattern = routes[classification.route].pattern
-            let onPath = routes.filter { $0.pattern == pattern }
-            return (onPath.first { $0.method != .get } ?? onPath[0]).limit
-        }
+        classification.limitRoute < 0 ? nil : routes[classification.limitRoute].limit
     }
 
     // MARK: - Answering
@@ -180,29 +216,20 @@ public struct Router: Sendable {
                 drain: services?.drain, traceID: request.trace.traceID, storedProbe: storedProbe)
             route.handler.run(request, context: context, responder: responder)
         case .options:
-            responder.send(GatewayResponse(status: 204, headers: ["Allow": allowedMethods(route: classification.route).map(\.rawValue).joined(separator: ", ")]))
+            let allowed = allowedMethods(path: request.path)?.methods ?? []
+            responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))
         case .methodNotAllowed, .notFound:
             if let unmatched {
                 unmatched.run(request, context: RouteContext(requestID: request.requestID, logger: logger, traceID: request.trace.traceID), responder: responder)
             } else if classification.outcome == .notFound {
                 responder.fail(GatewayError.notFound())
-            } else if let unknown = request.unknownMethod {
-                responder.fail(GatewayError.methodNotAllowed(unknown, allowed: allowedMethods(route: classification.route)))
             } else {
-                responder.fail(GatewayError.methodNotAllowed(request.method, allowed: allowedMethods(route: classification.route)))
+                let allowed = allowedMethods(path: request.path)?.methods ?? []
+                responder.fail(GatewayError.methodNotAllowed(request.unknownMethod ?? request.method.rawValue, allowed: allowed))
             }
         }
     }
 
-    /// The methods the path of route `index` takes (GET brings HEAD; OPTIONS always), in
-    /// `HTTPMethod` order.
-    private func allowedMethods(route index: Int) -> [HTTPMethod] {
-        let pattern = routes[index].pattern
-        var allowed = routes.filter { $0.pattern == pattern }.map(\.method)
-        if allowed.contains(.get) { allowed.append(.head) }
-        allowed.append(.options)
-        return HTTPMethod.allCases.filter(allowed.contains)
-    }
 
     // MARK: - String requests (tests, the demo origin's retry)
 
@@ -213,12 +240,17 @@ public struct Router: Sendable {
         return path.withUTF8 { classify(method: method, path: UnsafeRawBufferPointer($0)) }
     }
 
-    /// The methods a known path takes and its pattern, or nil when no route has the path.
+    /// The methods a known path takes (every route whose pattern matches it; GET brings
+    /// HEAD; OPTIONS always), in `HTTPMethod` order, and the first such route's pattern; nil
+    /// when no route has the path.
     public func allowedMethods(path: String) -> (methods: [HTTPMethod], pattern: String)? {
-        var path = path
-        let classification = path.withUTF8 { classify(method: nil, path: UnsafeRawBufferPointer($0)) }
-        guard classification.route >= 0 else { return nil }
-        return (allowedMethods(route: classification.route), routes[classification.route].pattern.description)
+        guard let segments = PathPattern.split(path) else { return nil }
+        let onPath = routes.filter { $0.pattern.match(segments) != nil }
+        guard let first = onPath.first else { return nil }
+        var allowed = onPath.map(\.method)
+        if allowed.contains(.get) { allowed.append(.head) }
+        allowed.append(.options)
+        return (HTTPMethod.allCases.filter(allowed.contains), first.pattern.description)
     }
 
     /// The route label `request` would be counted under.

@@ -30,29 +30,25 @@ public final class RouterApplication: ServerApplication {
         self.admission = admission
         self.logger = logger
         self.metrics = metrics
-        classNumbers = router.routes.indices.map { index in
-            let classification = Router.Classification(outcome: .found, route: index)
-            return router.limit(classification).flatMap { admission?.classNumber(named: $0) }
-        }
+        classNumbers = router.routes.map { route in route.limit.flatMap { admission?.classNumber(named: $0) } }
     }
 
     public func classify(_ request: RequestBytes, peer: IPAddress) -> RequestRouting {
-        let classification = router.classify(method: HTTPMethod(bytes: request.method), path: request.path)
+        let method = HTTPMethod(bytes: request.method)
+        let classification = router.classify(method: method, path: request.path)
         var routing = RequestRouting(
             label: router.label(classification), route: classification.route, outcome: classification.outcome.rawValue,
             parameter: classification.parameter)
-        if let admission, let number = classNumber(classification) {
-            routing.rateLimit = admission.spend(number, request: request, peer: peer)
+        guard let admission else { return routing }
+        var limitRoute = classification.limitRoute
+        if classification.outcome == .notFound { limitRoute = router.resourceLimitRoute(method: method, path: request.path) }
+        if limitRoute >= 0, let number = classNumbers[limitRoute] {
+            let spent = admission.spend(number, request: request, peer: peer)
+            routing.rateLimit = spent
+            // Refused before its method was judged: counted as unmatched, as no route runs.
+            if method == nil && !spent.allowed { routing.label = "unmatched" }
         }
         return routing
-    }
-
-    private func classNumber(_ classification: Router.Classification) -> Int? {
-        switch classification.outcome {
-        case .found, .foundDecoded: return classNumbers[classification.route]
-        case .options, .notFound: return nil
-        case .methodNotAllowed: return router.limit(classification).flatMap { admission?.classNumber(named: $0) }
-        }
     }
 
     public func answerStored(_ request: RequestBytes, routing: RequestRouting, into answer: inout StoredAnswer) -> Bool {

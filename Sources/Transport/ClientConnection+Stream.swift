@@ -40,7 +40,8 @@ extension ClientConnection {
                     return total > 0 ? .bytes(total) : .nothing
                 case SSL_ERROR_WANT_WRITE:
                     readWantsWrite = true
-                    _ = armWrite()
+                    // Without a write event the session cannot go on: as if the stream ended.
+                    guard armWrite() else { return total > 0 ? .bytes(total) : .endOfStream }
                     return total > 0 ? .bytes(total) : .nothing
                 default:
                     ERR_clear_error()

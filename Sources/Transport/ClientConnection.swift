@@ -161,6 +161,8 @@ final class ClientConnection: @unchecked Sendable {
     /// Applies `action` and performs its step, then the actions the step's outcomes lead to,
     /// until a step returns to the event loop.
     func perform(_ first: HTTP1ConnectionStateMachine.Action) {
+        // The loop's count of idle connections follows every change, whichever step ends.
+        defer { countIdle(machine.isIdle) }
         var action = first
         // The request the last `decode` step completed, until the `handle` step (a local, so
         // an idle connection does not carry a request's worth of fields).
@@ -172,7 +174,6 @@ final class ClientConnection: @unchecked Sendable {
             case .wait, .writeAnswer:
                 // `writeAnswer` is returned only by `answerReady`, whose caller writes.
                 returnStorage()
-                countIdle(machine.isIdle)
                 return
             case .receive:
                 action = machine.received(receive())

@@ -110,6 +110,8 @@ public final class ImageReads: Sendable {
             image = open.image
             file = open
         } else {
+            // Verified, judged and missed here: the route's handler goes on from the variant.
+            answer.declined = StoredProbe(variant: variant)
             return false
         }
         let notModified = request.header("if-none-match").map { image.matches(ifNoneMatch: $0) } ?? false
@@ -147,25 +149,37 @@ public final class ImageReads: Sendable {
         .invalidFields([FieldError(field: "w", message: "must be one of \(widths.map(String.init).joined(separator: ", ")).")])
     }
 
+    /// What the stored answer found before it declined: a verified token's variant that the
+    /// memory tier (and, on plain connections, the disk tier's open files) did not hold.
+    struct StoredProbe: Sendable {
+        var variant: ImageVariant
+    }
+
     private func serve(_ request: GatewayRequest, context: RouteContext, responder: Responder) {
-        guard let token = context.parameters["token"], let url = signer.url(from: token) else {
-            responder.fail(Self.invalidToken)
-            return
-        }
-        var width = 0
-        if var asked = request.queryValue("w") {
-            guard let allowed = asked.withUTF8({ Self.width(UnsafeRawBufferPointer($0), allowed: widths) }) else {
-                responder.fail(invalidWidth)
+        let variant: ImageVariant
+        if let probe = context.storedProbe as? StoredProbe {
+            // Verified, judged and looked up a moment ago on this loop: not again.
+            variant = probe.variant
+        } else {
+            guard let token = context.parameters["token"], let url = signer.url(from: token) else {
+                responder.fail(Self.invalidToken)
                 return
             }
-            width = allowed
-        }
-        verified.remember(token, url: url)
-        let variant = ImageVariant(url: url, width: width, choice: ImageAccept.choose(request.headers["Accept"], offered: formats))
-        if let image = memory.get(variant) {
-            metrics.cacheEvent("hit", cache: "image_memory")
-            responder.send(Self.answer(image, request, cacheStatus: CacheStatus.hit(detail: "memory")))
-            return
+            var width = 0
+            if var asked = request.queryValue("w") {
+                guard let allowed = asked.withUTF8({ Self.width(UnsafeRawBufferPointer($0), allowed: widths) }) else {
+                    responder.fail(invalidWidth)
+                    return
+                }
+                width = allowed
+            }
+            verified.remember(token, url: url)
+            variant = ImageVariant(url: url, width: width, choice: ImageAccept.choose(request.headers["Accept"], offered: formats))
+            if let image = memory.get(variant) {
+                metrics.cacheEvent("hit", cache: "image_memory")
+                responder.send(Self.answer(image, request, cacheStatus: CacheStatus.hit(detail: "memory")))
+                return
+            }
         }
         metrics.cacheEvent("miss", cache: "image_memory")
         let leads = coalescer.join(variant) { served in

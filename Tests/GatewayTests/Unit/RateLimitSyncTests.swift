@@ -92,6 +92,12 @@ import Testing
         #expect(policy("GET", "/%76%31/products") == "reads")
         #expect(policy("PATCH", "/v1/product%73/3") == "writes")
         #expect(policy("GET", "/v1/%zzproducts") == nil)
+        // Paths under the resource that no route takes (404s) spend its budget too.
+        #expect(policy("GET", "/v1/products/5/x") == "reads")
+        #expect(policy("HEAD", "/v1/products/") == "reads")
+        #expect(policy("POST", "/v1/products/5/x") == "writes")
+        #expect(policy("GET", "/v1/products%2F5") == "reads")
+        #expect(policy("OPTIONS", "/v1/products/5/x") == nil)
         // Images have no budget here.
         #expect(policy("GET", "/v1/images/abc") == nil)
     }

@@ -50,6 +50,19 @@ import Testing
         #expect(dispatch(.put, "/v1/products").headers["Allow"] == "GET, HEAD, OPTIONS")
     }
 
+    /// `Allow` names every route whose pattern matches the path, whatever its parameters
+    /// are called.
+    @Test func allowCountsEveryRouteOnThePath() {
+        var router = Router()
+        router.add(.get, "/api/products/{id}", .immediate { _, _ in GatewayResponse(status: 200) })
+        router.add(.delete, "/api/products/{token}", .immediate { _, _ in GatewayResponse(status: 204) })
+        let sink = CapturingSink()
+        router.dispatch(GatewayRequest(method: .options, path: "/api/products/5", requestID: "r"), logger: Logger(label: "t"), responder: Responder(sink: sink, requestID: "r"))
+        router.dispatch(GatewayRequest(method: .put, path: "/api/products/5", requestID: "r"), logger: Logger(label: "t"), responder: Responder(sink: sink, requestID: "r"))
+        #expect(sink.responses.map(\.status) == [204, 405])
+        #expect(sink.responses.map { $0.headers["Allow"] } == ["GET, HEAD, DELETE, OPTIONS", "GET, HEAD, DELETE, OPTIONS"])
+    }
+
     @Test func optionsOnAKnownPathIs204WithAllow() {
         let response = dispatch(.options, "/v1/products/7")
         #expect(response.status == 204)
