@@ -146,7 +146,7 @@ extension RedisConnection {
             event_del(timer)
             return
         }
-        var tv = Self.timeval(max(.zero, next - .now) + .microseconds(100))
+        var tv = EventLoop.interval(max(.zero, next - .now) + .microseconds(100))
         event_add(timer, &tv)
     }
 

@@ -27,11 +27,6 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     let metrics: GatewayMetrics?
     let role: Role
 
-    static func timeval(_ duration: Duration) -> Glibc.timeval {
-        let (seconds, attoseconds) = duration.components
-        return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
-    }
-
     /// What the connection is for.
     package enum Role {
         /// Commands (`send`).

@@ -7,7 +7,8 @@ import Logging
 /// Unknown paths get 404; a known path with another method gets 405 with `Allow`. `HEAD`
 /// runs the `GET` route (the transport sends no body), and `OPTIONS` on a known path
 /// answers 204 with `Allow` unless a route takes `OPTIONS` itself. A router with an
-/// `unmatched` handler gives it every request that would get the 404 or the 405 instead.
+/// `unmatched` handler gives it every request that would get the 404 or the 405 instead. A
+/// method the gateway does not know gets 405 on a known path and 501 elsewhere, always.
 ///
 /// One classification per request (`classify`, over the request's bytes) yields the route,
 /// its parameter and its class; a stored answer, the routed handler and the rate limiter
@@ -219,7 +220,12 @@ public struct Router: Sendable {
             let allowed = allowedMethods(path: request.path)?.methods ?? []
             responder.send(GatewayResponse(status: 204, headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")]))
         case .methodNotAllowed, .notFound:
-            if let unmatched {
+            if let unknown = request.unknownMethod, classification.outcome == .notFound {
+                // A method the gateway does not know, on no known path.
+                responder.fail(GatewayError(status: 501, detail: "The method \(unknown) is not implemented."))
+            } else if let unmatched, request.unknownMethod == nil {
+                // `unmatched` takes what a known method would get as 404 or 405; an unknown
+                // method on a known path always gets 405.
                 unmatched.run(request, context: RouteContext(requestID: request.requestID, logger: logger, traceID: request.trace.traceID), responder: responder)
             } else if classification.outcome == .notFound {
                 responder.fail(GatewayError.notFound())

@@ -61,18 +61,7 @@ public final class RouterApplication: ServerApplication {
             metrics?.rateLimited(route: routing.label, policy: rateLimit.policyName)
             return responder.fail(GatewayError.rateLimited(policy: rateLimit.policyName, retryAfterSeconds: rateLimit.retryAfterSeconds))
         }
-        let classification = Self.classification(routing)
-        if let unknown = request.unknownMethod, classification.outcome == .notFound {
-            return responder.fail(GatewayError(status: 501, detail: "The method \(unknown) is not implemented."))
-        }
-        if request.unknownMethod != nil {
-            // A method the gateway does not know, on a known path: 405 even when a handler
-            // takes what no route does (that is for known methods).
-            var strict = router
-            strict.unmatched = nil
-            return strict.run(classification, request, logger: logger, services: services, responder: responder)
-        }
-        router.run(classification, request, logger: logger, services: services, storedProbe: routing.storedProbe, responder: responder)
+        router.run(Self.classification(routing), request, logger: logger, services: services, storedProbe: routing.storedProbe, responder: responder)
     }
 
     public func refusal(forTracePath path: String) -> GatewayError {

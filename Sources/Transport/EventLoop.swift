@@ -139,6 +139,14 @@ private func eventLoopScheduledCallback(_: Int32, _: Int16, _ context: UnsafeMut
     Unmanaged<ScheduledJob>.fromOpaque(context!).takeRetainedValue().job()
 }
 
+extension EventLoop {
+    /// `duration` as libevent's `timeval`, for the timers of code on this loop in other
+    /// targets (the Redis connection).
+    package static func interval(_ duration: Duration) -> Glibc.timeval {
+        Glibc.timeval(duration)
+    }
+}
+
 extension timeval {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components

@@ -46,10 +46,6 @@ public final class HTTPServer: Sendable {
         core = ServerCore(configuration: configuration, application: application, logger: logger, metrics: metrics)
     }
 
-    public var configuration: HTTPServerConfiguration { core.configuration }
-    public var logger: Logger { core.logger }
-    public var metrics: GatewayMetrics { core.metrics }
-
     /// The port the server listens on; meaningful after `start`.
     public var port: Int { state.withLock { $0.port } }
 
