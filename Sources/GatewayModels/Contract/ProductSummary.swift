@@ -20,7 +20,7 @@ public struct ProductSummary: Sendable, Hashable {
     public var isSoldOut: Bool
     /// Gateway image URLs (the mapping's image hook has rewritten them).
     public var thumbnails: [String]
-    /// RFC 3339, UTC, milliseconds: `2021-01-24T21:26:03.723Z`.
+    /// RFC 3339, UTC, whole seconds: `2021-01-24T21:26:03Z`.
     public var registeredAt: String
     /// Who sells it, when the origin says (v2/v2b); `nil` (JSON `null`) on v1.
     public var vendor: ProductVendor?

@@ -1,7 +1,10 @@
 import Foundation
 
 /// The origin's timestamps, turned into milliseconds since the Unix epoch (UTC), and back out
-/// as the contract's RFC 3339 text.
+/// as the contract's RFC 3339 text: UTC with whole seconds (`2021-01-24T21:26:03Z`), the form
+/// that the platforms' default date decoders accept (`ISO8601DateFormatter` with its default
+/// options, `JSONDecoder.DateDecodingStrategy.iso8601`, swift-openapi-runtime's default
+/// transcoder; all refuse a fraction).
 ///
 /// - v1: epoch seconds with a fraction (`1611523563.7237701`), floored to the millisecond in
 ///   `Decimal`, so no binary rounding can move it.
@@ -74,19 +77,20 @@ public enum OriginTimestamp {
         return (localSeconds - Int64(offset)) * 1000 + Int64(millis)
     }
 
-    /// `2021-01-24T21:26:03.723Z` for the given milliseconds since the epoch, clamped to
+    /// `2021-01-24T21:26:03Z` for the given milliseconds since the epoch: the second that holds
+    /// the instant (milliseconds floored, so `-1` is `1969-12-31T23:59:59Z`), clamped to
     /// ``representableMillis``.
     public static func rfc3339(millis: Int64) -> String {
         let millis = min(max(millis, representableMillis.lowerBound), representableMillis.upperBound)
-        let (seconds, milli) = floorDivide(millis, 1000)
+        let (seconds, _) = floorDivide(millis, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = civil(fromDays: days)
         let fields: [(value: Int64, width: Int, separator: UInt8)] = [
             (year, 4, UInt8(ascii: "-")), (month, 2, UInt8(ascii: "-")), (day, 2, UInt8(ascii: "T")),
             (secondOfDay / 3600, 2, UInt8(ascii: ":")), (secondOfDay / 60 % 60, 2, UInt8(ascii: ":")),
-            (secondOfDay % 60, 2, UInt8(ascii: ".")), (milli, 3, UInt8(ascii: "Z")),
+            (secondOfDay % 60, 2, UInt8(ascii: "Z")),
         ]
-        return String(unsafeUninitializedCapacity: 24) { buffer in
+        return String(unsafeUninitializedCapacity: 20) { buffer in
             var position = 0
             for field in fields {
                 var rest = field.value

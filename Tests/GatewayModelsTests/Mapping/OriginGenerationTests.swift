@@ -22,7 +22,7 @@ struct OriginGenerationTests {
         #expect(macBookPro.discountedPrice == nil)
         #expect(macBookPro.stock == 0)
         #expect(macBookPro.isSoldOut)
-        #expect(macBookPro.registeredAt == "2021-01-24T21:26:03.723Z")
+        #expect(macBookPro.registeredAt == "2021-01-24T21:26:03Z")
         #expect(macBookPro.thumbnails == [
             "https://camp-open-market.s3.ap-northeast-2.amazonaws.com/thumbnails/1-1.png",
             "https://camp-open-market.s3.ap-northeast-2.amazonaws.com/thumbnails/1-2.png",
@@ -33,7 +33,7 @@ struct OriginGenerationTests {
         #expect(macBookAir.stock == 1_000_000_000_000)
         #expect(macBookAir.display.price == "KRW 1,290,000")
         #expect(macBookAir.display.stock == "잔여수량: 1,000,000,000,000")
-        #expect(macBookAir.registeredAt == "2021-01-24T21:26:03.719Z")
+        #expect(macBookAir.registeredAt == "2021-01-24T21:26:03Z")
     }
 
     @Test func v1DiscountedPriceIsTheSalePrice() throws {
@@ -64,7 +64,7 @@ struct OriginGenerationTests {
         #expect(detail.summary.price == 1_690_000)
         #expect(detail.summary.display.price == "KRW 1,690,000")
         #expect(detail.summary.discountedPrice == nil)
-        #expect(detail.summary.registeredAt == "2021-01-24T21:26:03.719Z")
+        #expect(detail.summary.registeredAt == "2021-01-24T21:26:03Z")
         #expect(detail.images == [
             "https://camp-open-market.s3.ap-northeast-2.amazonaws.com/images/1-1.png",
             "https://camp-open-market.s3.ap-northeast-2.amazonaws.com/images/1-2.png",
@@ -81,7 +81,7 @@ struct OriginGenerationTests {
         #expect(first.price == 123_123)
         #expect(first.discountedPrice == 123_122)
         #expect(first.display.discountRate == "0%")
-        #expect(first.registeredAt == "2022-05-13T15:00:00.000Z")
+        #expect(first.registeredAt == "2022-05-13T15:00:00Z")
         #expect(first.thumbnails == ["https://s3.ap-northeast-2.amazonaws.com/media.yagom-academy.kr/training-resources/6/thumb/ef2a5592d33111ec9676d7a49354f5e5.jpg"])
 
         let eNotation = try #require(page.items.first { $0.id == 2085 })
@@ -111,7 +111,7 @@ struct OriginGenerationTests {
         #expect(detail.summary.discountedPrice == nil)
         #expect(detail.summary.isSoldOut)
         #expect(detail.summary.display == ProductDisplay(price: "KRW 2,000", discountedPrice: nil, discountRate: nil, stock: "Sold out"))
-        #expect(detail.summary.registeredAt == "2022-01-02T15:00:00.000Z")
+        #expect(detail.summary.registeredAt == "2022-01-02T15:00:00Z")
         #expect(detail.summary.thumbnails == ["https://s3.ap-northeast-2.amazonaws.com/media.yagom-academy.kr/training-resources/2/thumb/8279f1c16c6111ecbf33d51698ab7ead.png"])
         #expect(detail.images == ["https://s3.ap-northeast-2.amazonaws.com/media.yagom-academy.kr/training-resources/2/origin/8279f1c16c6111ecbf33d51698ab7ead.png"])
         #expect(detail.description == "")
@@ -128,7 +128,7 @@ struct OriginGenerationTests {
         #expect(page.items.first?.title == "app test")
         #expect(page.items.first?.display.price == "KRW 0")
         #expect(page.items.first?.discountedPrice == nil)
-        #expect(page.items.first?.registeredAt == "2022-10-23T15:00:00.000Z")
+        #expect(page.items.first?.registeredAt == "2022-10-23T15:00:00Z")
     }
 
     @Test func v2bItemsMapDiscountsAndFractions() throws {
@@ -159,7 +159,7 @@ struct OriginGenerationTests {
         #expect(detail.summary.price == 3500)
         #expect(detail.summary.discountedPrice == 3400)
         #expect(detail.summary.display == ProductDisplay(price: "KRW 3,500", discountedPrice: "KRW 3,400", discountRate: "2%", stock: "잔여수량: 2"))
-        #expect(detail.summary.registeredAt == "2022-10-17T15:00:00.000Z")
+        #expect(detail.summary.registeredAt == "2022-10-17T15:00:00Z")
         #expect(detail.images.count == 2)
         #expect(detail.images[1] == "https://s3.ap-northeast-2.amazonaws.com/media.yagom-academy.kr/training-resources/15/20221018/956d84f94f1a11eda2009d4c2abd0743_origin")
         #expect(detail.summary.thumbnails == ["https://s3.ap-northeast-2.amazonaws.com/media.yagom-academy.kr/training-resources/15/20221018/951468784f1a11eda200131c69255928_thumb"])
@@ -194,14 +194,14 @@ struct OriginGenerationTests {
         #expect(same[0] == same[1])
         #expect(same[1] == same[2])
         let json = String(decoding: details[0].jsonBytes(), as: UTF8.self)
-        #expect(json == #"{"id":7,"title":"우유","description":"d","price":16.9,"discountedPrice":15.21,"currency":"USD","stock":12,"isSoldOut":false,"thumbnails":["t"],"images":["i"],"imageThumbnails":[null],"registeredAt":"2022-11-03T15:00:00.500Z","vendor":null,"display":{"price":"USD 16.90","discountedPrice":"USD 15.21","discountRate":"10%","stock":"12 in stock"}}"#)
+        #expect(json == #"{"id":7,"title":"우유","description":"d","price":16.9,"discountedPrice":15.21,"currency":"USD","stock":12,"isSoldOut":false,"thumbnails":["t"],"images":["i"],"imageThumbnails":[null],"registeredAt":"2022-11-03T15:00:00Z","vendor":null,"display":{"price":"USD 16.90","discountedPrice":"USD 15.21","discountRate":"10%","stock":"12 in stock"}}"#)
     }
 
     @Test func aDiscountNotBelowThePriceIsNoDiscount() throws {
         let v1 = #"{"page":1,"items":[{"id":1,"title":"a","price":100,"currency":"KRW","stock":1,"discounted_price":100,"thumbnails":[],"registration_date":0},{"id":2,"title":"b","price":100,"currency":"KRW","stock":1,"discounted_price":150,"thumbnails":[],"registration_date":0}]}"#
         let page = try OriginGeneration.v1.mapPage(bytes: v1.bytes, page: 1, locale: .koKR)
         #expect(page.items.allSatisfy { $0.discountedPrice == nil && $0.display.discountedPrice == nil && $0.display.discountRate == nil })
-        #expect(page.items[0].registeredAt == "1970-01-01T00:00:00.000Z")
+        #expect(page.items[0].registeredAt == "1970-01-01T00:00:00Z")
         #expect(page.hasNextPage == false)
     }
 
