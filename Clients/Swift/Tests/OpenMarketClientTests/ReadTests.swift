@@ -166,3 +166,32 @@ import Testing
         #expect(problem.errors == nil)
     }
 }
+
+/// Every answer the demo catalogue gives (its products are made from the captured origin
+/// samples: Java E-notation prices, 10^12 stock, sold-out items, vendors named and not, every
+/// image shape), decoded by the generated client: every list page at the largest page size,
+/// then every product's detail.
+@Suite struct CatalogueTests {
+    @Test(arguments: Generation.allCases)
+    func everyPageAndEveryDetailDecodes(_ generation: Generation) async throws {
+        let gateway = try GatewayProcess(generation: generation.rawValue)
+        let client = gateway.client()
+        var ids: [Int64] = []
+        var page = 1
+        while true {
+            let answer = try await client.listProducts(query: .init(page: page, pageSize: 100)).ok.body.json
+            #expect(answer.page == page)
+            ids += answer.items.map(\.id)
+            guard answer.hasNextPage else { break }
+            page += 1
+        }
+        #expect(ids.count == 127)
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            let product = try await client.getProduct(path: .init(id: id)).ok.body.json
+            #expect(product.id == id)
+            #expect(product.images.count == product.imageThumbnails.count)
+            #expect(product.registeredAt.timeIntervalSince1970 == product.registeredAt.timeIntervalSince1970.rounded(.down))
+        }
+    }
+}
