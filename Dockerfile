@@ -6,7 +6,7 @@
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libevent-dev zlib1g-dev libssl-dev libhiredis-dev libvips-dev pkg-config \
+    && apt-get install -y --no-install-recommends libevent-dev zlib1g-dev libssl-dev libhiredis-dev libvips-dev libnghttp2-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The manifest names every target, so every target's folder must be present.
@@ -20,7 +20,7 @@ RUN swift build -c release --product gateway --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
-        libevent-2.1-7 libevent-core-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7 libssl3 zlib1g libhiredis0.14 \
+        libevent-2.1-7 libevent-core-2.1-7 libevent-pthreads-2.1-7 libevent-openssl-2.1-7 libssl3 zlib1g libhiredis0.14 libnghttp2-14 \
         libvips42 libwebpmux3 \
         libstdc++6 libgcc-s1 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \

@@ -31,6 +31,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         // The sans-I/O HTTP/1.1 codec: bytes to request heads and bodies, response heads to
         // bytes. No Foundation, no libevent, no I/O.
         .target(name: "HTTPCodec"),
@@ -68,15 +69,16 @@ let package = Package(
             name: "Routing",
             dependencies: ["HTTPInterface", "GatewayModels", "Observability", .product(name: "Logging", package: "swift-log")]
         ),
-        // Event loops, the HTTP/1.1 server (listener, client connections, TLS) and the origin
-        // client: the only targets that import CLibevent and COpenSSL are this one and
-        // RedisClient. It reaches the application only through HTTPInterface's
-        // `ServerApplication`.
+        // Event loops, the HTTP/1.1 and HTTP/2 server (listener, client connections, TLS,
+        // nghttp2 sessions) and the origin client: the only targets that import CLibevent and
+        // COpenSSL are this one and RedisClient, and the only one that imports CNghttp2. It
+        // reaches the application only through HTTPInterface's `ServerApplication`.
         .target(
             name: "Transport",
             dependencies: [
                 "CLibevent",
                 "COpenSSL",
+                "CNghttp2",
                 "HTTPInterface",
                 "HTTPCodec",
                 "GatewayModels",
@@ -184,7 +186,7 @@ let package = Package(
             path: "Benchmarks/ModelsBenchmark"
         ),
         // Helpers shared by the test targets (seeded test data).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CNghttp2"], path: "Tests/TestSupport"),
         // Real photos for the image tests: pixels encoded by libvips, metadata spliced in.
         .target(name: "TestPhotos", dependencies: ["CVips", "ImageProcessing"], path: "Tests/TestPhotos"),
         .testTarget(

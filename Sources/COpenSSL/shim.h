@@ -38,4 +38,33 @@ static inline long copenssl_ctx_sessions_not_stored(SSL_CTX *ctx) {
     return SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER | SSL_SESS_CACHE_NO_AUTO_CLEAR | SSL_SESS_CACHE_NO_INTERNAL_STORE);
 }
 
+// ALPN on a server context: the server's preference among what the client offers, h2 first
+// when the server speaks HTTP/2, then http/1.1; no ALPN in the answer when nothing matches
+// (the connection goes on as HTTP/1.1). `arg` is non-NULL when h2 is offered.
+static const unsigned char copenssl_alpn_h2_http11[] = {2, 'h', '2', 8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+static const unsigned char copenssl_alpn_http11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+
+static int copenssl_alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                                const unsigned char *in, unsigned int inlen, void *arg) {
+    (void)ssl;
+    const unsigned char *server = arg ? copenssl_alpn_h2_http11 : copenssl_alpn_http11;
+    unsigned int server_length = arg ? sizeof(copenssl_alpn_h2_http11) : sizeof(copenssl_alpn_http11);
+    if (SSL_select_next_proto((unsigned char **)out, outlen, server, server_length, in, inlen) != OPENSSL_NPN_NEGOTIATED) {
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+    return SSL_TLSEXT_ERR_OK;
+}
+
+static inline void copenssl_ctx_select_alpn(SSL_CTX *ctx, int offers_h2) {
+    SSL_CTX_set_alpn_select_cb(ctx, copenssl_alpn_select, offers_h2 ? (void *)1 : NULL);
+}
+
+// Whether ALPN chose h2 on this connection.
+static inline int copenssl_alpn_is_h2(const SSL *ssl) {
+    const unsigned char *data = NULL;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(ssl, &data, &length);
+    return length == 2 && data[0] == 'h' && data[1] == '2';
+}
+
 #endif

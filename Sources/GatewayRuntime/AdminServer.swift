@@ -4,7 +4,7 @@ import Observability
 
 extension GatewayApplication {
     /// The admin listener of a gateway whose routes are `routes`, when
-    /// `configuration.admin.port` is set: one loop on the admin host and port, plain HTTP,
+    /// `configuration.admin.port` is set: one loop on the admin host and port, plain HTTP/1.1,
     /// no rate limits, with the replicas' Redis for purges. Not started.
     ///
     /// - Throws: `AdminConfigurationError` when the port is set without a token.
@@ -21,6 +21,7 @@ extension GatewayApplication {
         admin.port = port
         admin.threads = 1
         admin.tls = nil
+        admin.http2 = false
         admin.rateLimits = RateLimitConfiguration()
         let router = AdminRoutes.router(token: token, routes: routes, metrics: metrics, servesMetrics: configuration.admin.servesMetrics)
         var adminLogger = logger

@@ -115,8 +115,10 @@ public final class GatewayServer: Sendable {
         transport.listenBacklog = configuration.listenBacklog
         transport.compression = configuration.compression
         transport.offloadCompressionBytes = configuration.offloadCompressionBytes
+        transport.http2 = HTTP2Configuration(enabled: configuration.http2, maxConcurrentStreams: configuration.http2MaxConcurrentStreams)
         if let tls = configuration.tls {
-            transport.tls = try TLSContext.server(certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile)
+            transport.tls = try TLSContext.server(
+                certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile, offersHTTP2: configuration.http2)
         }
         if let origin = configuration.origin.url {
             let endpoint: OriginEndpoint

@@ -102,20 +102,10 @@ extension ClientConnection {
         } else {
             outcome = send(head: answer.head, body: sendsBody ? answer.body : [])
         }
-        let method: HTTPMethod = isHead ? .head : .get
-        let elapsed = ContinuousClock.now - started
-        server.requestMetrics.record(
-            route: routing.label, method: method, status: answer.status, duration: elapsed, sentBytes: isHead ? 0 : bodyLength,
-            uncompressedBytes: isHead ? 0 : answer.gzipOf ?? bodyLength, gzip: answer.gzipOf != nil)
-        if logs {
-            ServerExchange.log(
-                core.logger,
-                AccessLine(
-                    method: method, path: pathForLog, route: routing.label, status: answer.status, bytes: isHead ? 0 : bodyLength,
-                    cache: answer.fromCache ? "hit" : nil, client: peer,
-                    requestID: String(decoding: answer.head[idRange], as: UTF8.self), traceID: traceForLog),
-                elapsed: elapsed)
-        }
+        ServerExchange.recordStored(
+            server: server, route: routing.label, method: isHead ? .head : .get, status: answer.status, started: started,
+            bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache, path: pathForLog,
+            requestID: String(decoding: answer.head[idRange], as: UTF8.self), traceID: traceForLog, client: peer)
         server.head = answer.head
         perform(machine.answerWritten(outcome))
         return true
@@ -124,7 +114,7 @@ extension ClientConnection {
     private static let requestIDName: [UInt8] = Array("X-Request-ID: ".utf8)
 
     /// The request in `bytes` (the buffer from the message's first byte) as plain values.
-    private static func request(_ message: RequestMessage, in bytes: UnsafeRawBufferPointer, peer: String) -> GatewayRequest {
+    static func request(_ message: RequestMessage, in bytes: UnsafeRawBufferPointer, peer: String) -> GatewayRequest {
         let head = message.head
         var headers = HTTPHeaders()
         for field in head.fields {

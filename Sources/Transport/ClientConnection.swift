@@ -21,7 +21,7 @@ import HTTPInterface
 ///
 /// Invariant: created, used and closed only on `server.loop`'s thread. The object stays
 /// alive while its loop lists it (until it closes) and while an exchange holds it.
-final class ClientConnection: @unchecked Sendable {
+final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked Sendable {
     let fd: Int32
     let peer: String
     /// The peer's address, for rate limits.
@@ -80,6 +80,13 @@ final class ClientConnection: @unchecked Sendable {
     /// The socket is asked for this much at most per read.
     static let readChunk = 64 * 1024
 
+    /// Until the first request's bytes are judged: whether they are HTTP/2's (ALPN chose
+    /// `h2`, or the HTTP/2 preface). Only when the server speaks HTTP/2.
+    private var sniffsHTTP2: Bool
+    /// The connection went on as HTTP/2 (`HTTP2Connection` has its socket): nothing here
+    /// touches it any more.
+    private var handedOff = false
+
     init?(fd: Int32, ssl: OpaquePointer?, peer: String, address: IPAddress, server: ServerLoop) {
         self.fd = fd
         self.ssl = ssl
@@ -87,6 +94,7 @@ final class ClientConnection: @unchecked Sendable {
         self.peerAddress = address
         self.server = server
         machine = HTTP1ConnectionStateMachine(maxOutputBytes: server.core.configuration.maxOutputBytes)
+        sniffsHTTP2 = server.core.http2 != nil
         if let ssl {
             SSL_set_fd(ssl, fd)
             SSL_set_accept_state(ssl)
@@ -180,6 +188,18 @@ final class ClientConnection: @unchecked Sendable {
             case .discard:
                 action = machine.received(discard())
             case .decode:
+                if sniffsHTTP2 {
+                    switch sniff() {
+                    case .undecided: break
+                    case .http1: sniffsHTTP2 = false
+                    case .needMore:
+                        action = machine.decoded(.needMore)
+                        continue
+                    case .http2:
+                        handOffToHTTP2()
+                        return
+                    }
+                }
                 let fact: HTTP1ConnectionStateMachine.DecodeFact
                 (fact, message) = decodeNext()
                 action = machine.decoded(fact)
@@ -304,9 +324,52 @@ final class ClientConnection: @unchecked Sendable {
     /// Keeps the loop's count of idle connections (read by other loops at the connection
     /// cap) in step with this connection.
     private func countIdle(_ idle: Bool) {
-        guard idle != countedIdle else { return }
+        guard idle != countedIdle, !handedOff else { return }
         countedIdle = idle
         server.idleConnections.add(idle ? 1 : -1, ordering: .relaxed)
+    }
+
+    // MARK: - HTTP/2
+
+    private enum Sniffed { case undecided, http1, needMore, http2 }
+
+    /// `PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n` (RFC 9113 §3.4).
+    private static let http2Preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    /// What the first bytes say: over TLS, ALPN's choice (made by the time bytes arrive);
+    /// in the clear, whether they are (so far) the HTTP/2 preface.
+    private func sniff() -> Sniffed {
+        guard reading != nil, start < end else { return .undecided }
+        if let ssl { return copenssl_alpn_is_h2(ssl) != 0 ? .http2 : .http1 }
+        let count = min(end - start, Self.http2Preface.count)
+        let matches = input.withUnsafeBytes { bytes in
+            UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]).elementsEqual(Self.http2Preface[0..<count])
+        }
+        guard matches else { return .http1 }
+        return count < Self.http2Preface.count ? .needMore : .http2
+    }
+
+    /// Gives the socket (and the TLS session) to an `HTTP2Connection` with the bytes read so
+    /// far, and leaves the loop's table in its favour. This object's events go; it is
+    /// released when the call that got here returns.
+    private func handOffToHTTP2() {
+        countIdle(false)
+        handedOff = true
+        freeEvents(&readEvent, &writeEvent, &timer)
+        writeArmed = false
+        let initial = Array(input[start..<end])
+        if let lent = reading { server.inputs.giveBack(lent) }
+        reading = nil
+        let session = ssl
+        ssl = nil
+        guard let successor = HTTP2Connection(fd: fd, ssl: session, peer: peer, address: peerAddress, server: server) else {
+            if let session { SSL_free(session) }
+            Glibc.close(fd)
+            server.removed(self)
+            return
+        }
+        server.replace(self, with: successor)
+        initial.withUnsafeBytes { successor.begin(initial: $0) }
     }
 
     /// Closes the socket and frees the events and the session. Once, when the machine says
@@ -314,12 +377,7 @@ final class ClientConnection: @unchecked Sendable {
     private func tearDown() {
         countIdle(false)
         writeArmed = false
-        if let readEvent { event_free(readEvent) }
-        if let writeEvent { event_free(writeEvent) }
-        if let timer { event_free(timer) }
-        readEvent = nil
-        writeEvent = nil
-        timer = nil
+        freeEvents(&readEvent, &writeEvent, &timer)
         if let ssl { SSL_free(ssl) }
         ssl = nil
         Glibc.close(fd)

@@ -2,8 +2,8 @@ import BodyCompression
 import HTTPCodec
 import HTTPInterface
 
-/// What the HTTP/1.1 server needs to know: where to listen, its limits and deadlines, its TLS
-/// context, how it compresses, and each loop's origin client. Made by whoever assembles a
+/// What the server needs to know: where to listen, its limits and deadlines, its TLS context,
+/// whether it speaks HTTP/2 besides HTTP/1.1, how it compresses, and each loop's origin client. Made by whoever assembles a
 /// server (the gateway's runtime, the demo origin) from their own settings.
 public struct HTTPServerConfiguration: Sendable {
     /// Address to listen on (`0.0.0.0`, `::`, `127.0.0.1`, or a host name resolved at start).
@@ -31,10 +31,34 @@ public struct HTTPServerConfiguration: Sendable {
     public var offloadCompressionBytes = 64 * 1024
     /// Serve HTTPS with this context; nil serves plain HTTP.
     public var tls: TLSContext?
+    /// HTTP/2 beside HTTP/1.1: off unless a server asks for it.
+    public var http2 = HTTP2Configuration()
     /// Each loop's origin client: its limits, and the client TLS context for https origins
     /// and image hosts. Nil: the server has no origin client.
     public var originClient: OriginClientConfiguration?
     public var originTLS: TLSContext?
 
     public init() {}
+}
+
+/// HTTP/2 (RFC 9113) on a server's connections: with TLS, when ALPN chose `h2` (the context
+/// must offer it: `TLSContext.server(certificateFile:privateKeyFile:offersHTTP2:)`); without,
+/// when a connection opens with the HTTP/2 preface (h2c with prior knowledge). `Upgrade: h2c`
+/// is not supported (RFC 9113 deprecates it).
+public struct HTTP2Configuration: Sendable {
+    public var enabled = false
+    /// Streams a client may have open at once (`SETTINGS_MAX_CONCURRENT_STREAMS`).
+    public var maxConcurrentStreams = 100
+    /// Streams a client may reset in a burst before the connection is closed (nghttp2's
+    /// rapid-reset limit, CVE-2023-44487; its default is 1000), refilled at
+    /// ``streamResetRate`` per second.
+    public var streamResetBurst = 200
+    public var streamResetRate = 33
+    /// CONTINUATION frames one header block may have (nghttp2's limit, CVE-2024-28182).
+    public var maxContinuations = 8
+
+    public init(enabled: Bool = false, maxConcurrentStreams: Int = 100) {
+        self.enabled = enabled
+        self.maxConcurrentStreams = maxConcurrentStreams
+    }
 }

@@ -21,6 +21,8 @@ final class ServerCore: Sendable {
 
     /// The request limits every loop's decoders enforce.
     let requestLimits: RequestLimits
+    /// nghttp2's callbacks and options, when the server speaks HTTP/2.
+    let http2: HTTP2SessionTemplate?
 
     init(configuration: HTTPServerConfiguration, application: any ServerApplication, logger: Logger, metrics: GatewayMetrics) {
         self.configuration = configuration
@@ -28,5 +30,6 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.metrics = metrics
         requestLimits = configuration.requestLimits
+        http2 = configuration.http2.enabled ? HTTP2SessionTemplate(configuration: configuration.http2) : nil
     }
 }

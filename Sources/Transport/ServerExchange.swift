@@ -13,7 +13,9 @@ import Synchronization
 /// client has gone (the connection then drops it).
 final class ServerExchange: ResponseSink, @unchecked Sendable {
     /// Touched only on the connection's loop thread.
-    private let connection: ClientConnection
+    private let connection: any ExchangeConnection
+    /// The HTTP/2 stream the request came on; 0 on HTTP/1.1.
+    let stream: Int32
     let method: HTTPMethod
     private let path: String
     private let requestID: String
@@ -31,10 +33,11 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     var rateLimit: RateLimitFields?
 
     init(
-        connection: ClientConnection, method: HTTPMethod, path: String, requestID: String, traceID: String, acceptsGzip: Bool,
-        started: ContinuousClock.Instant
+        connection: any ExchangeConnection, stream: Int32 = 0, method: HTTPMethod, path: String, requestID: String, traceID: String,
+        acceptsGzip: Bool, started: ContinuousClock.Instant
     ) {
         self.connection = connection
+        self.stream = stream
         self.method = method
         self.path = path
         self.requestID = requestID
@@ -95,6 +98,27 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         // Logged first: once the bytes are out, a client may act on the answer at once.
         connection.respond(response, exchange: self)
         server.core.inFlight.subtract(1, ordering: .relaxed)
+    }
+
+    /// Records and logs an answer the application gave from what it holds (no exchange was
+    /// made for it), as `write` does for routed answers. On the loop thread.
+    static func recordStored(
+        server: ServerLoop, route: String, method: HTTPMethod, status: Int, started: ContinuousClock.Instant, bodyLength: Int, gzipOf: Int?,
+        fromCache: Bool, path: @autoclosure () -> String, requestID: @autoclosure () -> String, traceID: @autoclosure () -> String,
+        client: String
+    ) {
+        let elapsed = ContinuousClock.now - started
+        server.requestMetrics.record(
+            route: route, method: method, status: status, duration: elapsed, sentBytes: bodyLength,
+            uncompressedBytes: bodyLength == 0 ? 0 : gzipOf ?? bodyLength, gzip: gzipOf != nil)
+        let logger = server.core.logger
+        guard logger.logLevel <= .info else { return }
+        log(
+            logger,
+            AccessLine(
+                method: method, path: path(), route: route, status: status, bytes: bodyLength, cache: fromCache ? "hit" : nil, client: client,
+                requestID: requestID(), traceID: traceID()),
+            elapsed: elapsed)
     }
 
     /// The access-log line of one answer (at `info`).

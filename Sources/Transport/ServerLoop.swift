@@ -28,7 +28,7 @@ final class ServerLoop: @unchecked Sendable {
     /// Accepts this loop's connections; nil once accepting stopped.
     private var listener: ConnectionListener?
     /// Every open connection, so drain and the connection cap can find idle ones.
-    private var connections: [ObjectIdentifier: ClientConnection] = [:]
+    private var connections: [ObjectIdentifier: any ServerConnection] = [:]
     /// The response head being written; reused by every response on this loop.
     var head: [UInt8] = []
     /// Read buffers and decoders lent to this loop's connections while they read.
@@ -39,6 +39,11 @@ final class ServerLoop: @unchecked Sendable {
     let idleConnections = Atomic<Int>(0)
     /// Every loop of the server (this one too), set before the loops start.
     var siblings: [ServerLoop] = []
+    /// Where this loop's HTTP/2 connections read: nghttp2 takes what it is given at once, so
+    /// one buffer serves them all. Owned; freed in deinit.
+    let http2ReadBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// An answer's HTTP/2 header fields being built; reused by every HTTP/2 answer on this loop.
+    var http2Block = HTTP2HeaderBlock()
 
     /// Sets up the loop's share and starts accepting on `socket` (already listening).
     init(loop: EventLoop, core: ServerCore, socket: Int32) throws(TransportError) {
@@ -55,6 +60,10 @@ final class ServerLoop: @unchecked Sendable {
         listener = try ConnectionListener(socket: socket, server: self)
     }
 
+    deinit {
+        http2ReadBuffer.deallocate()
+    }
+
     /// Takes what the assembler attaches to this loop. Before the loop starts.
     func attach(_ attached: LoopAttachments) {
         services = LoopServices(origin: originClient, redis: attached.redis, drain: core.drain)
@@ -67,6 +76,12 @@ final class ServerLoop: @unchecked Sendable {
         event_base_gettimeofday_cached(loop.base, &now)
         dateField.update(secondsSinceEpoch: now.tv_sec)
         return dateField.line
+    }
+
+    /// The Date field's value for now (`Sun, 06 Nov 1994 08:49:37 GMT`), for HTTP/2 answers.
+    func currentDate() -> ArraySlice<UInt8> {
+        let line = currentDateField()
+        return line[6..<(line.count - 2)]
     }
 
     /// Takes a newly accepted socket: a connection, or a 503 when the process is at its cap
@@ -105,8 +120,15 @@ final class ServerLoop: @unchecked Sendable {
         (connections.values.count(where: \.holdsReadBuffer), inputs.spareCount)
     }
 
+    /// Puts `successor` in `connection`'s place (an HTTP/1.1 connection that turned out to
+    /// speak HTTP/2); the count of open connections does not change.
+    func replace(_ connection: ClientConnection, with successor: any ServerConnection) {
+        guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        connections[ObjectIdentifier(successor)] = successor
+    }
+
     /// Called by a connection as it closes.
-    func removed(_ connection: ClientConnection) {
+    func removed(_ connection: any ServerConnection) {
         if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
             core.connections.subtract(1, ordering: .relaxed)
         }

@@ -26,10 +26,11 @@ public final class TLSContext: @unchecked Sendable {
 
     /// A server context presenting `certificateFile` (PEM chain) with `privateKeyFile`.
     /// Sessions resume from tickets and are not stored in the process (an idle connection's
-    /// session would otherwise stay in OpenSSL's cache).
+    /// session would otherwise stay in OpenSSL's cache). ALPN answers `h2` when
+    /// `offersHTTP2` and the client offers it, else `http/1.1`.
     ///
     /// - Throws: `TransportError` when either file cannot be loaded or they do not match.
-    public static func server(certificateFile: String, privateKeyFile: String) throws(TransportError) -> TLSContext {
+    public static func server(certificateFile: String, privateKeyFile: String, offersHTTP2: Bool = false) throws(TransportError) -> TLSContext {
         let tls = try TLSContext(method: TLS_server_method())
         guard SSL_CTX_use_certificate_chain_file(tls.context, certificateFile) == 1,
             SSL_CTX_use_PrivateKey_file(tls.context, privateKeyFile, SSL_FILETYPE_PEM) == 1,
@@ -38,6 +39,7 @@ public final class TLSContext: @unchecked Sendable {
             throw TransportError("cannot load TLS certificate \(certificateFile) and key \(privateKeyFile): \(TLSContext.lastError())")
         }
         copenssl_ctx_sessions_not_stored(tls.context)
+        copenssl_ctx_select_alpn(tls.context, offersHTTP2 ? 1 : 0)
         return tls
     }
 

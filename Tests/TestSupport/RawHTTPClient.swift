@@ -40,7 +40,16 @@ public final class RawHTTPClient: @unchecked Sendable {
     /// `receiveBufferBytes` sets `SO_RCVBUF` before connecting (a small window, for tests of
     /// a client that reads slowly or not at all).
     public init(port: Int, timeout: Double = 10, receiveBufferBytes: Int? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = try Self.connect(port: port, receiveBufferBytes: receiveBufferBytes)
+        Self.setTimeouts(fd, timeout)
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port`, with `TCP_NODELAY` (each `send` leaves at
+    /// once: tests that split a request mean the split), and `SO_RCVBUF` set before connecting
+    /// when `receiveBufferBytes` is given (a small window, for tests of a client that reads
+    /// slowly or not at all). The caller owns it.
+    public static func connect(port: Int, receiveBufferBytes: Int? = nil) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket failed") }
         if var size = receiveBufferBytes.map(Int32.init) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -50,18 +59,16 @@ public final class RawHTTPClient: @unchecked Sendable {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard status == 0 else {
             let error = ClientError(description: "connect failed: \(String(cString: strerror(errno)))")
             Glibc.close(fd)
-            fd = -1
             throw error
         }
-        Self.setTimeouts(fd, timeout)
-        // Each `send` leaves at once: tests that split a request mean the split.
         var noDelay: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        return fd
     }
 
     /// Wraps a connected stream socket (a socket pair's end, say); the client owns it.

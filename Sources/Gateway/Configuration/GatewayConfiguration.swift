@@ -57,6 +57,10 @@ public struct GatewayConfiguration: Sendable {
     public var images = ImageConfiguration()
     /// Serve HTTPS with this certificate and key instead of plain HTTP (loaded at start).
     public var tls: TLSConfiguration?
+    /// HTTP/2 beside HTTP/1.1: `h2` by ALPN with TLS, h2c with prior knowledge without.
+    public var http2 = true
+    /// HTTP/2 streams a client may have open at once.
+    public var http2MaxConcurrentStreams = 100
     /// The replicas' shared Redis (idempotency keys, across replicas and restarts); nil runs
     /// this process on its own, with everything in memory.
     public var redis: RedisConfiguration?

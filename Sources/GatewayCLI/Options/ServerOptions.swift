@@ -49,6 +49,12 @@ struct ServerOptions: ConfigurationOptions {
     @Option(help: "Smallest response body that is gzipped, in bytes. (env: GATEWAY_GZIP_MIN_BYTES)")
     var gzipMinBytes: Int = 1024
 
+    @Option(help: "Whether clients may speak HTTP/2 (true or false): h2 by ALPN with --tls-cert, h2c with prior knowledge without. The admin listener speaks HTTP/1.1 only. (env: GATEWAY_HTTP2)")
+    var http2: Bool = true
+
+    @Option(help: "HTTP/2 streams a client may have open at once, advertised in SETTINGS; more are refused. (env: GATEWAY_HTTP2_MAX_CONCURRENT_STREAMS)")
+    var http2MaxConcurrentStreams: Int = 100
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256.") }
@@ -63,6 +69,7 @@ struct ServerOptions: ConfigurationOptions {
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive.") }
         guard shutdownGrace >= 0 else { throw ValidationError("--shutdown-grace must not be negative.") }
         guard gzipMinBytes >= 0 else { throw ValidationError("--gzip-min-bytes must not be negative.") }
+        guard (1...10_000).contains(http2MaxConcurrentStreams) else { throw ValidationError("--http2-max-concurrent-streams must be 1 to 10000.") }
     }
 
     func apply(to configuration: inout GatewayConfiguration) {
@@ -81,5 +88,7 @@ struct ServerOptions: ConfigurationOptions {
         configuration.maxConnections = maxConnections
         configuration.shutdownGrace = .milliseconds(Int64(shutdownGrace * 1000))
         configuration.compression.minimumBytes = gzipMinBytes
+        configuration.http2 = http2
+        configuration.http2MaxConcurrentStreams = http2MaxConcurrentStreams
     }
 }

@@ -86,7 +86,7 @@ import Testing
             #expect(help.contains(EnvironmentOptions.variable(for: name)), "\(name)")
         }
         // And the other way: every option the help lists is read from the environment.
-        let listed = Set(help.matches(of: /--([a-z][a-z-]*)/).map { String($0.1) }).subtracting(["help"])
+        let listed = Set(help.matches(of: /--([a-z][a-z0-9-]*)/).map { String($0.1) }).subtracting(["help"])
         #expect(listed.subtracting(EnvironmentOptions.names).isEmpty, "\(listed.subtracting(EnvironmentOptions.names))")
     }
 

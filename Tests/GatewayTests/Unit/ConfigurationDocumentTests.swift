@@ -24,7 +24,7 @@ import Testing
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("### ") { group = String(line.dropFirst(4)) }
             if line.hasPrefix("## ") && !line.hasPrefix("## Every flag") && !rows.isEmpty { break }
-            guard let match = line.wholeMatch(of: /\| `--([a-z-]+)` \| `([A-Z_]+)` \| ([^|]+) \|.*/) else { continue }
+            guard let match = line.wholeMatch(of: /\| `--([a-z0-9-]+)` \| `([A-Z0-9_]+)` \| ([^|]+) \|.*/) else { continue }
             rows.append(Row(group: group, flag: String(match.1), variable: String(match.2), defaultValue: String(match.3)))
         }
         return rows
@@ -38,7 +38,7 @@ import Testing
         var current: String?
         // An option's line, then (for a long name) its help on the next line.
         for line in help.split(separator: "\n") {
-            if let option = line.firstMatch(of: /^\s*--([a-z-]+)/) {
+            if let option = line.firstMatch(of: /^\s*--([a-z0-9-]+)/) {
                 current = String(option.1)
             } else if !line.hasPrefix("      ") {
                 current = nil

@@ -1,0 +1,190 @@
+import CNghttp2
+import GatewayModels
+import HTTPCodec
+import HTTPInterface
+import Logging
+import Observability
+
+/// What an HTTP/2 connection does with a stream's request: the same steps as HTTP/1.1
+/// (`ClientConnection+Requests.swift`) over the same `RequestHead`: the application's one
+/// classification, its stored answer, or the request handed to it; and each answer submitted
+/// to nghttp2 on its stream.
+extension HTTP2Connection {
+    /// The head of `stream` is read. Without a body the request is handled now; with one,
+    /// the head is checked first (fields over the limit: 431; a target too long: 414; a
+    /// declared length over the route's limit: 413), and the body limit becomes the route's.
+    func headEnded(_ stream: HTTP2Stream, endStream: Bool) {
+        let limits = server.core.requestLimits
+        if stream.fields.isOverLimit {
+            return refuse(stream, GatewayError(status: 431, detail: "The request's header fields are larger than \(limits.maxHeadBytes) bytes."))
+        }
+        if endStream {
+            stream.phase = .answered
+            return handle(stream)
+        }
+        stream.phase = .body
+        stream.lastProgress = .now
+        var message = stream.fields.message(body: [])
+        var decoder = RequestDecoder(limits: limits)
+        let result = message.withUnsafeMutableBytes { decoder.decode($0) }
+        switch result {
+        case .complete(let decoded):
+            stream.maxBodyBytes = decoded.head.maxBodyBytes
+        case .failure(let error):
+            return refuse(stream, Self.problem(error))
+        case .needMore, .head:
+            return refuse(stream, GatewayError(status: 400, detail: "The request head is malformed."))
+        }
+        if let declared = stream.fields.declaredContentLength, declared > stream.maxBodyBytes {
+            refuse(stream, GatewayError(status: 413, detail: "The request body is larger than \(stream.maxBodyBytes) bytes."))
+        }
+    }
+
+    /// The whole request of `stream`: decoded as HTTP/1.1 would be, then answered from what
+    /// the application holds or handed to it.
+    func handle(_ stream: HTTP2Stream) {
+        var bytes = stream.fields.message(body: stream.body)
+        stream.body = []
+        var decoder = RequestDecoder(limits: server.core.requestLimits)
+        var result = bytes.withUnsafeMutableBytes { decoder.decode($0) }
+        // A head with a body comes first; the second call reads the body.
+        if case .head = result { result = bytes.withUnsafeMutableBytes { decoder.decode($0) } }
+        guard case .complete(let message) = result else {
+            if case .failure(let error) = result { return refuse(stream, Self.problem(error)) }
+            return refuse(stream, GatewayError(status: 400, detail: "The request is malformed."))
+        }
+        let core = server.core
+        bytes.withUnsafeBytes { all in
+            var routing = core.application.classify(RequestBytes(buffer: all, head: message.head), peer: peerAddress)
+            if !answerStored(message, in: all, stream: stream, routing: &routing) {
+                dispatch(message, in: all, stream: stream, routing: routing)
+            }
+        }
+    }
+
+    /// Hands the request to the application; the answer comes back through `respond`.
+    private func dispatch(_ message: RequestMessage, in bytes: UnsafeRawBufferPointer, stream: HTTP2Stream, routing: RequestRouting) {
+        let core = server.core
+        let request = ClientConnection.request(message, in: bytes, peer: peer)
+        let exchange = ServerExchange(
+            connection: self, stream: stream.id, method: request.method, path: request.path, requestID: request.requestID,
+            traceID: request.trace.traceID, acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: .now)
+        exchange.rateLimit = routing.rateLimit
+        exchange.route = routing.label
+        core.inFlight.add(1, ordering: .relaxed)
+        core.application.handle(request, routing: routing, services: server.services, responder: Responder(sink: exchange, requestID: request.requestID))
+    }
+
+    /// Answers from what the application holds (health, a cache hit): its header fields and
+    /// the stored body, which DATA frames send without copying. False when it declined.
+    private func answerStored(_ message: RequestMessage, in bytes: UnsafeRawBufferPointer, stream: HTTP2Stream, routing: inout RequestRouting) -> Bool {
+        guard message.body.isEmpty else { return false }
+        let core = server.core
+        let method = message.head.method
+        let isHead = method.equals("HEAD", in: bytes)
+        guard isHead || method.equals("GET", in: bytes) else { return false }
+        let started = ContinuousClock.now
+        var answer = StoredAnswer(head: server.head, filesAllowed: false)
+        server.head = []
+        answer.head.removeAll(keepingCapacity: true)
+        let request = RequestBytes(buffer: bytes, head: message.head)
+        guard core.application.answerStored(request, routing: routing, into: &answer) else {
+            routing.storedProbe = answer.declined
+            answer.declined = nil
+            server.head = answer.head
+            return false
+        }
+        let requestID = request.acceptableRequestID.map { String(decoding: $0, as: UTF8.self) } ?? RequestID.generate()
+        routing.rateLimit?.append(to: &answer.head)
+        var block = server.http2Block
+        server.http2Block = HTTP2HeaderBlock()
+        block.start(status: answer.status)
+        block.add(http1Head: answer.head)
+        block.add(name: Self.requestIDName, value: requestID.utf8)
+        let bodyLength = answer.body.count
+        submit(stream, block: &block, body: isHead ? [] : answer.body, contentLength: bodyLength, status: answer.status)
+        server.http2Block = block
+        server.head = answer.head
+        let traceID = TraceContext.from(traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
+        ServerExchange.recordStored(
+            server: server, route: routing.label, method: isHead ? .head : .get, status: answer.status, started: started,
+            bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache,
+            path: String(decoding: request.path, as: UTF8.self), requestID: requestID, traceID: traceID, client: peer)
+        return true
+    }
+
+    /// Writes one routed answer on its stream (`ServerExchange` calls it on the loop thread).
+    /// Dropped when the stream or the connection closed meanwhile; an answer that drops its
+    /// connection resets the stream instead.
+    func respond(_ response: GatewayResponse, exchange: ServerExchange) {
+        guard !closed, let stream = streams[exchange.stream] else { return }
+        if response.dropsConnection {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_INTERNAL_ERROR.rawValue)
+            return sendPending()
+        }
+        var block = server.http2Block
+        server.http2Block = HTTP2HeaderBlock()
+        block.start(status: response.status)
+        var declared: Int?
+        for field in response.headers {
+            if HTTPHeaders.sameName(field.name, "Content-Length") {
+                declared = Int(field.value)
+                continue
+            }
+            guard ClientConnection.isSafe(field) else { continue }
+            block.add(name: field.name.utf8, value: field.value.utf8)
+        }
+        let isHead = exchange.method == .head
+        submit(stream, block: &block, body: isHead ? [] : response.body, contentLength: isHead ? declared ?? response.body.count : response.body.count,
+               status: response.status)
+        server.http2Block = block
+        sendPending()
+    }
+
+    /// Submits `block` with `date` and `content-length` (none for 1xx, 204 and 304), and the
+    /// body when there is one.
+    private func submit(_ stream: HTTP2Stream, block: inout HTTP2HeaderBlock, body: [UInt8], contentLength: Int, status: Int) {
+        block.addOwn(name: Self.dateName, value: server.currentDate())
+        let bodyless = status < 200 || status == 204 || status == 304
+        if !bodyless { block.addOwn(name: Self.contentLengthName, value: String(contentLength).utf8) }
+        let sendsBody = !bodyless && !body.isEmpty
+        stream.answerBody = sendsBody ? body : []
+        stream.answerOffset = 0
+        let result: Int32 = block.withNameValues { nvs, count in
+            if sendsBody {
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: HTTP2SessionTemplate.readAnswerBody)
+                return nghttp2_submit_response(session, stream.id, nvs, count, &provider)
+            }
+            return nghttp2_submit_response(session, stream.id, nvs, count, nil)
+        }
+        if result != 0 {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_INTERNAL_ERROR.rawValue)
+        }
+    }
+
+    /// Answers `stream` with `problem` before its request was handed on (or while its body
+    /// still arrives: the stream is then reset once the answer is out).
+    func refuse(_ stream: HTTP2Stream, _ problem: GatewayError) {
+        let stillSending = stream.phase != .answered && nghttp2_session_get_stream_remote_close(session, stream.id) == 0
+        stream.phase = .answered
+        stream.body = []
+        stream.resetAfterAnswer = stillSending
+        let requestID = RequestID.accept(stream.fields.requestID.map { String(decoding: $0, as: UTF8.self) })
+        let traceID = TraceContext.from(traceparent: stream.fields.traceparent.map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
+        let isHead = stream.fields.method.elementsEqual("HEAD".utf8)
+        let exchange = ServerExchange(
+            connection: self, stream: stream.id, method: isHead ? .head : .get, path: "-", requestID: requestID, traceID: traceID,
+            acceptsGzip: false, started: .now)
+        exchange.route = "malformed"
+        server.core.inFlight.add(1, ordering: .relaxed)
+        Responder(sink: exchange, requestID: requestID).fail(problem)
+    }
+
+    private static func problem(_ error: RequestError) -> GatewayError {
+        GatewayError(status: error.status, detail: error.detail)
+    }
+
+    private static let requestIDName = Array("x-request-id".utf8)
+    private static let dateName = Array("date".utf8)
+    private static let contentLengthName = Array("content-length".utf8)
+}

@@ -1,0 +1,142 @@
+import CNghttp2
+import HTTPCodec
+import HTTPInterface
+
+/// What nghttp2 tells an HTTP/2 connection (`HTTP2SessionTemplate` routes its callbacks
+/// here), all on the loop thread inside `nghttp2_session_mem_recv` or `mem_send`. None of these
+/// may close the connection (the session is in use): they answer streams, reset them, or ask
+/// nghttp2 to end the session, and return nghttp2's codes.
+extension HTTP2Connection {
+    /// A frame's header arrived: header blocks are sized here, before HPACK decodes them.
+    /// A block more than twice the header limit ends the connection with
+    /// GOAWAY(ENHANCE_YOUR_CALM).
+    func frameBegan(_ header: nghttp2_frame_hd) -> Int32 {
+        let type = header.type
+        if type == UInt8(NGHTTP2_HEADERS.rawValue) {
+            headerBlockBytes = header.length
+            headerBlockStarted = header.flags & UInt8(NGHTTP2_FLAG_END_HEADERS.rawValue) == 0 ? .now : nil
+        } else if type == UInt8(NGHTTP2_CONTINUATION.rawValue) {
+            headerBlockBytes += header.length
+            if header.flags & UInt8(NGHTTP2_FLAG_END_HEADERS.rawValue) != 0 { headerBlockStarted = nil }
+        } else {
+            return 0
+        }
+        if headerBlockBytes > 2 * server.core.requestLimits.maxHeadBytes {
+            nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        }
+        return 0
+    }
+
+    /// A request's HEADERS began: a new stream.
+    func headersBegan(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        let limits = server.core.requestLimits
+        let id = frame.pointee.hd.stream_id
+        streams[id] = HTTP2Stream(id: id, maxHeaderListSize: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes)
+        return 0
+    }
+
+    /// One header field. Past the header list limit fields are counted, not kept; far past
+    /// it (an HPACK bomb: small blocks that decode to much) the connection ends.
+    func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
+        guard let stream = streams[frame.pointee.hd.stream_id], stream.phase == .head else { return 0 }
+        stream.fields.add(name: name, value: value)
+        if stream.fields.headerListSize > 16 * server.core.requestLimits.maxHeadBytes {
+            nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+            return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        return 0
+    }
+
+    /// A whole frame arrived: a request's head (answered when it has no body, else checked
+    /// against the limits), the end of its body, or the ACK of the drain's PING.
+    func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let header = frame.pointee.hd
+        let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        switch header.type {
+        case UInt8(NGHTTP2_HEADERS.rawValue):
+            guard let stream = streams[header.stream_id], stream.phase == .head else { return 0 }
+            headerBlockStarted = nil
+            headEnded(stream, endStream: endStream)
+        case UInt8(NGHTTP2_DATA.rawValue):
+            guard endStream, let stream = streams[header.stream_id], stream.phase == .body else { return 0 }
+            stream.phase = .answered
+            handle(stream)
+        case UInt8(NGHTTP2_PING.rawValue):
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { drainPingAcknowledged() }
+        case UInt8(NGHTTP2_RST_STREAM.rawValue):
+            streamResetByClient()
+        default:
+            break
+        }
+        return 0
+    }
+
+    /// Rapid reset (CVE-2023-44487): past the burst of resets the connection ends with
+    /// GOAWAY(ENHANCE_YOUR_CALM) at once. nghttp2's own limit (the same bucket) only submits
+    /// a GOAWAY, which leaves the rest of the bytes already read to open streams; ending the
+    /// session stops nghttp2 taking new streams from them.
+    private func streamResetByClient() {
+        let http2 = server.core.configuration.http2
+        let now = ContinuousClock.now
+        let elapsed = now - resetsRefilled
+        resetsRefilled = now
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        resetTokens = min(Double(http2.streamResetBurst), resetTokens + seconds * Double(http2.streamResetRate)) - 1
+        if resetTokens < 0 { nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue) }
+    }
+
+    /// Body bytes of a stream; past the route's limit, 413 and the rest dropped.
+    func dataReceived(_ streamID: Int32, _ data: UnsafeRawBufferPointer) -> Int32 {
+        guard let stream = streams[streamID], stream.phase == .body else { return 0 }
+        guard stream.body.count + data.count <= stream.maxBodyBytes else {
+            refuse(stream, GatewayError(status: 413, detail: "The request body is larger than \(stream.maxBodyBytes) bytes."))
+            return 0
+        }
+        stream.body.append(contentsOf: data)
+        stream.lastProgress = .now
+        return 0
+    }
+
+    /// A frame went out: after a refused stream's answer, the stream is reset (NO_ERROR), so
+    /// the client stops sending a body nobody reads (RFC 9113 §8.1).
+    func frameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let header = frame.pointee.hd
+        guard header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, let stream = streams[header.stream_id],
+              stream.resetAfterAnswer
+        else { return 0 }
+        stream.resetAfterAnswer = false
+        if nghttp2_session_get_stream_remote_close(session, header.stream_id) == 0 {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), header.stream_id, NGHTTP2_NO_ERROR.rawValue)
+        }
+        return 0
+    }
+
+    /// nghttp2 closed a stream (answered and ended, or reset by either side): its state goes;
+    /// an answer the application gives later is dropped.
+    func streamClosed(_ streamID: Int32) -> Int32 {
+        streams[streamID] = nil
+        return 0
+    }
+
+    /// How much of the answer's body the next DATA frame carries (at most `max`), sent
+    /// without copying (`sendData`); the last frame ends the stream.
+    func answerBodyLength(_ streamID: Int32, max: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        let left = stream.answerBody.count - stream.answerOffset
+        let length = min(left, max)
+        flags.pointee |= NGHTTP2_DATA_FLAG_NO_COPY.rawValue
+        if length == left { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        return length
+    }
+
+    /// One DATA frame of an answer: its 9-byte header, then `length` bytes of the body by
+    /// reference (frames carry no padding: the server never asks for it).
+    func sendData(_ frame: UnsafeMutablePointer<nghttp2_frame>, header: UnsafeRawBufferPointer, length: Int) -> Int32 {
+        guard let stream = streams[frame.pointee.hd.stream_id] else { return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        output.append(header)
+        output.append(shared: stream.answerBody, range: stream.answerOffset..<(stream.answerOffset + length))
+        stream.answerOffset += length
+        return 0
+    }
+}

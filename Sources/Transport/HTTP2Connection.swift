@@ -1,0 +1,445 @@
+import CLibevent
+import CNghttp2
+import COpenSSL
+import GatewayModels
+import Glibc
+import HTTPCodec
+import HTTPInterface
+
+/// One client connection speaking HTTP/2 (RFC 9113): the libevent driver of an nghttp2 server
+/// session. It starts as a `ClientConnection`, which hands over its socket (and TLS session)
+/// when ALPN chose `h2` or the first bytes are the HTTP/2 preface.
+///
+/// nghttp2 decides framing, HPACK, flow control and stream states; this class reads into the
+/// loop's HTTP/2 buffer and feeds the session, turns each stream's request into the same
+/// `RequestHead` an HTTP/1.1 request makes (`HTTP2RequestAssembly`, then `RequestDecoder`),
+/// hands it to the application through the same interface (`+Requests.swift`), and writes
+/// what the session serialises, with stored bodies sent without copying (`HTTP2Output`).
+///
+/// Bounds the library leaves to the application: the header list size (431 on the stream,
+/// or GOAWAY(ENHANCE_YOUR_CALM) for blocks far beyond it), the request body (413), the idle,
+/// header, body and write deadlines, and queued output (reading pauses past
+/// `maxOutputBytes`). nghttp2 bounds rapid resets, CONTINUATION floods and unread ACKs
+/// (`HTTP2SessionTemplate`).
+///
+/// Invariant: created, used and closed only on `server.loop`'s thread. The loop's connection
+/// table keeps it alive until it closes; an exchange in flight keeps it too.
+final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Sendable {
+    let fd: Int32
+    let peer: String
+    let peerAddress: IPAddress
+    let server: ServerLoop
+    /// Owned; freed when the connection closes.
+    var ssl: OpaquePointer?
+    /// Owned (`nghttp2_session *`); deleted when the connection closes, before this object goes.
+    var session: OpaquePointer?
+    /// Owned; freed when the connection closes.
+    private var readEvent: OpaquePointer?
+    private var writeEvent: OpaquePointer?
+    private var timer: OpaquePointer?
+    private var writeArmed = false
+    private var readPaused = false
+    /// TLS: the last read wanted the socket writable, or the last write wanted it readable.
+    private var readWantsWrite = false
+    private var writeWantsRead = false
+
+    var streams: [Int32: HTTP2Stream] = [:]
+    var output = HTTP2Output()
+    /// Inside `nghttp2_session_mem_recv`: answers submitted now are sent when it returns.
+    private var receiving = false
+    /// Bytes of the header block being read (HEADERS and its CONTINUATIONs), and since when.
+    var headerBlockBytes = 0
+    var headerBlockStarted: ContinuousClock.Instant?
+    /// The client's stream resets this connection may still take at once (a token bucket of
+    /// `streamResetBurst`, refilled at `streamResetRate` per second), and when it was refilled.
+    var resetTokens: Double
+    var resetsRefilled: ContinuousClock.Instant = .now
+    /// When output last made progress (the write deadline runs from here while it is queued).
+    private var lastWrite: ContinuousClock.Instant = .now
+    private(set) var closed = false
+    /// The session ended and its last frames are written: the write side is shut and what
+    /// the client still sends is read and dropped for a moment, so its last frames (a GOAWAY
+    /// above all) are not destroyed by a reset.
+    private var lingering = false
+
+    enum Drain {
+        case none
+        /// The shutdown notice and a PING went out; the final GOAWAY follows the PING's ACK.
+        case noticeSent
+        case goawaySent
+    }
+    var drain = Drain.none
+
+    /// Takes over `fd` (and `ssl`) from the HTTP/1.1 connection that read `initial` from it.
+    /// Nil when the events or the session cannot be made (the caller closes the socket).
+    init?(fd: Int32, ssl: OpaquePointer?, peer: String, address: IPAddress, server: ServerLoop) {
+        self.fd = fd
+        self.ssl = ssl
+        self.peer = peer
+        peerAddress = address
+        self.server = server
+        resetTokens = Double(server.core.configuration.http2.streamResetBurst)
+        guard let template = server.core.http2 else { return nil }
+        // Unmanaged: passUnretained, for the session's user data and the events (as in
+        // ClientConnection). The loop's table keeps this object until it closes, which deletes
+        // the session and frees the events first.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var made: OpaquePointer?
+        guard nghttp2_session_server_new2(&made, template.callbacks, context, template.option) == 0, let made else { return nil }
+        session = made
+        let base = server.loop.base
+        guard let readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), http2ReadCallback, context),
+              let timer = event_new(base, -1, 0, http2TimerCallback, context)
+        else {
+            nghttp2_session_del(made)
+            session = nil
+            return nil
+        }
+        self.readEvent = readEvent
+        self.timer = timer
+    }
+
+    static func from(_ user: UnsafeMutableRawPointer?) -> HTTP2Connection {
+        Unmanaged<HTTP2Connection>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    /// Sends the server's SETTINGS, takes the bytes the HTTP/1.1 connection read, and starts
+    /// reading. On the loop thread, once.
+    func begin(initial: UnsafeRawBufferPointer) {
+        let configuration = server.core.configuration
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(configuration.http2.maxConcurrentStreams)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(configuration.requestLimits.maxHeadBytes)),
+        ]
+        guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else { return tearDown() }
+        event_add(readEvent, nil)
+        if !initial.isEmpty {
+            guard feed(initial) else { return endAfterOutput() }
+        }
+        sendPending()
+    }
+
+    // MARK: - ServerConnection
+
+    var isIdle: Bool { streams.isEmpty && output.isEmpty && !closed }
+    var holdsReadBuffer: Bool { false }
+
+    func close() {
+        guard !closed else { return }
+        tearDown()
+    }
+
+    /// Two-step drain (RFC 9113 §6.8): a GOAWAY with the largest stream id as a notice, a PING,
+    /// and on its ACK the final GOAWAY with the last stream this side processed; open streams
+    /// finish, then the connection closes.
+    func drainBegan() {
+        guard !closed, drain == .none else { return }
+        if streams.isEmpty && output.isEmpty {
+            nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), NGHTTP2_NO_ERROR.rawValue, nil, 0)
+            drain = .goawaySent
+        } else {
+            nghttp2_submit_shutdown_notice(session)
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            drain = .noticeSent
+        }
+        sendPending()
+    }
+
+    /// The PING of the drain came back: the final GOAWAY.
+    func drainPingAcknowledged() {
+        guard drain == .noticeSent else { return }
+        drain = .goawaySent
+        nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), NGHTTP2_NO_ERROR.rawValue, nil, 0)
+    }
+
+    // MARK: - Reading
+
+    fileprivate func readable() {
+        if lingering { return discard() }
+        if writeWantsRead {
+            writeWantsRead = false
+            flush()
+            if closed { return }
+        }
+        let buffer = server.http2ReadBuffer
+        reading: while !closed {
+            let count: Int
+            if let ssl {
+                count = Int(SSL_read(ssl, buffer.baseAddress, Int32(buffer.count)))
+                if count <= 0 {
+                    switch SSL_get_error(ssl, Int32(count)) {
+                    case SSL_ERROR_WANT_READ:
+                        break reading
+                    case SSL_ERROR_WANT_WRITE:
+                        readWantsWrite = true
+                        armWrite()
+                        break reading
+                    default:
+                        ERR_clear_error()
+                        return tearDown()
+                    }
+                }
+            } else {
+                count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                if count == 0 { return tearDown() }
+                if count < 0 {
+                    if errno == EAGAIN || errno == EINTR { break reading }
+                    return tearDown()
+                }
+            }
+            guard feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return endAfterOutput() }
+            // Plain: a short read means the socket is drained; TLS reads while it has bytes.
+            if ssl == nil ? count < buffer.count : SSL_pending(ssl) == 0 { break reading }
+        }
+        sendPending()
+    }
+
+    /// Hands `bytes` to the session. False when the session is over (the caller writes what
+    /// it queued, such as the GOAWAY of a protocol error, and closes).
+    private func feed(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        receiving = true
+        let result = nghttp2_session_mem_recv(session, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+        receiving = false
+        if result < 0 {
+            // NGHTTP2_ERR_FLOODED (unread SETTINGS or PING ACKs) and callback failures close
+            // at once; a bad preface or protocol error has queued a GOAWAY, which goes first.
+            if result != Int(NGHTTP2_ERR_FLOODED.rawValue) && result != Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) {
+                nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue)
+            }
+            return false
+        }
+        return true
+    }
+
+    // MARK: - Writing
+
+    /// Serialises what the session has to send into `output` and writes it; closes when the
+    /// session wants nothing more. Not while `nghttp2_session_mem_recv` runs (answers
+    /// submitted then are sent when it returns).
+    func sendPending() {
+        guard !closed, !receiving else { return }
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 { return tearDown() }
+            if count == 0 { break }
+            output.append(UnsafeRawBufferPointer(start: data, count: count))
+        }
+        flush()
+        if closed { return }
+        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && output.isEmpty {
+            return linger()
+        }
+        applyBackpressure()
+        armDeadline()
+    }
+
+    /// Writes queued output until the socket takes no more.
+    private func flush() {
+        guard !output.isEmpty else { return disarmWrite() }
+        if let ssl {
+            var bytes = output.takeAll()
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { raw in
+                    Int(SSL_write(ssl, raw.baseAddress! + offset, Int32(min(bytes.count - offset, Int(Int32.max)))))
+                }
+                if written > 0 {
+                    offset += written
+                    lastWrite = .now
+                    continue
+                }
+                switch SSL_get_error(ssl, Int32(written)) {
+                case SSL_ERROR_WANT_WRITE:
+                    armWrite()
+                case SSL_ERROR_WANT_READ:
+                    writeWantsRead = true
+                default:
+                    ERR_clear_error()
+                    return tearDown()
+                }
+                bytes.removeFirst(offset)
+                bytes.withUnsafeBytes { output.append($0) }
+                return
+            }
+            return disarmWrite()
+        }
+        while !output.isEmpty {
+            let written = output.write { vectors in writev(fd, vectors.baseAddress, Int32(vectors.count)) }
+            if written > 0 {
+                lastWrite = .now
+                continue
+            }
+            if written < 0 && errno != EAGAIN && errno != EINTR { return tearDown() }
+            armWrite()
+            return
+        }
+        disarmWrite()
+    }
+
+    fileprivate func writable() {
+        if lingering {
+            flush()
+            if !closed && output.isEmpty { shutOutput() }
+            return
+        }
+        if readWantsWrite {
+            readWantsWrite = false
+            readable()
+            if closed { return }
+        }
+        flush()
+        if closed { return }
+        if output.isEmpty { sendPending() }
+    }
+
+    private func armWrite() {
+        guard !writeArmed else { return }
+        if writeEvent == nil {
+            // Unmanaged: passUnretained, as for the read event (see init).
+            writeEvent = event_new(
+                server.loop.base, fd, Int16(EV_WRITE | EV_PERSIST), http2WriteCallback, Unmanaged.passUnretained(self).toOpaque())
+            guard writeEvent != nil else { return tearDown() }
+        }
+        writeArmed = true
+        event_add(writeEvent, nil)
+    }
+
+    private func disarmWrite() {
+        guard writeArmed else { return }
+        writeArmed = false
+        event_del(writeEvent)
+    }
+
+    /// Past `maxOutputBytes` queued, nothing more is read (so no new stream is dispatched)
+    /// until the client reads its answers.
+    private func applyBackpressure() {
+        let full = output.byteCount > server.core.configuration.maxOutputBytes
+        if full && !readPaused {
+            readPaused = true
+            event_del(readEvent)
+        } else if !full && readPaused {
+            readPaused = false
+            event_add(readEvent, nil)
+        }
+    }
+
+    // MARK: - Deadlines
+
+    /// One timer: the idle deadline while no stream is open and nothing is queued; otherwise
+    /// a check each second of the header, body and write deadlines.
+    private func armDeadline() {
+        guard !closed else { return }
+        var tv = isIdle ? timeval(server.core.configuration.idleTimeout) : timeval(.seconds(1))
+        event_add(timer, &tv)
+    }
+
+    fileprivate func timedOut() {
+        let configuration = server.core.configuration
+        if lingering { return tearDown() }
+        if isIdle {
+            // Idle past its deadline: GOAWAY, then the close once it is out.
+            nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), NGHTTP2_NO_ERROR.rawValue, nil, 0)
+            drain = .goawaySent
+            return endAfterOutput()
+        }
+        let now = ContinuousClock.now
+        if !output.isEmpty && now - lastWrite > configuration.writeTimeout { return tearDown() }
+        if let started = headerBlockStarted, now - started > configuration.headerTimeout {
+            // A header block (HEADERS and CONTINUATIONs) that does not end: nothing can be
+            // answered mid-block, so the connection ends.
+            nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue)
+            return endAfterOutput()
+        }
+        for stream in streams.values where stream.phase == .body && now - stream.lastProgress > configuration.bodyTimeout {
+            refuse(stream, GatewayError(status: 408, detail: "The request body made no progress in time."))
+        }
+        sendPending()
+    }
+
+    // MARK: - Ending
+
+    /// The session is over: what it queued (its GOAWAY) is written, then the connection
+    /// lingers and closes.
+    private func endAfterOutput() {
+        guard !closed, !lingering else { return }
+        while session != nil {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count <= 0 { break }
+            output.append(UnsafeRawBufferPointer(start: data, count: count))
+        }
+        flush()
+        if !closed { linger() }
+    }
+
+    /// Shuts the write side (TLS: close_notify first) once output is written, then reads and
+    /// drops what still comes for up to two seconds, and closes (at end of stream, or then).
+    private func linger() {
+        guard !closed, !lingering else { return }
+        lingering = true
+        streams = [:]
+        if !output.isEmpty {
+            // Written as the socket takes it; the write deadline still bounds it.
+            armWrite()
+        } else {
+            shutOutput()
+        }
+        var tv = timeval(.seconds(2))
+        event_add(timer, &tv)
+        if readPaused {
+            readPaused = false
+            event_add(readEvent, nil)
+        }
+    }
+
+    private func shutOutput() {
+        if let ssl { SSL_shutdown(ssl) }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Lingering: reads raw bytes (TLS is not decrypted any more) and drops them.
+    private func discard() {
+        let buffer = server.http2ReadBuffer
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count > 0 { continue }
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
+            return tearDown()
+        }
+    }
+
+    /// Deletes the session, frees the events and the TLS session, closes the socket. Once.
+    func tearDown() {
+        guard !closed else { return }
+        closed = true
+        writeArmed = false
+        freeEvents(&readEvent, &writeEvent, &timer)
+        // Deleting the session calls on_stream_close for open streams; they find `closed`.
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        streams = [:]
+        output.removeAll()
+        if let ssl { SSL_free(ssl) }
+        ssl = nil
+        Glibc.close(fd)
+        server.removed(self)
+    }
+}
+
+/// The connection's read event, on the loop thread; `context` is the HTTP2Connection,
+/// unretained (see its init).
+private func http2ReadCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().readable()
+}
+
+private func http2WriteCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().writable()
+}
+
+private func http2TimerCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
+    Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().timedOut()
+}

@@ -1,0 +1,97 @@
+import CNghttp2
+import HTTPInterface
+
+/// An answer's header fields for nghttp2: `:status`, then lowercase names with their values,
+/// in one byte buffer, handed over as `nghttp2_nv`s (which nghttp2 copies on submit).
+/// Connection-specific fields (RFC 9113 §8.2.2) and `content-length` (the transport sets its
+/// own) are left out. Reused by a loop's HTTP/2 connections, on its thread.
+struct HTTP2HeaderBlock {
+    private var bytes: [UInt8] = []
+    private var fields: [(name: Range<Int>, value: Range<Int>)] = []
+
+    /// Starts a block with `:status`.
+    mutating func start(status: Int) {
+        bytes.removeAll(keepingCapacity: true)
+        fields.removeAll(keepingCapacity: true)
+        let name = bytes.count
+        bytes.append(contentsOf: Self.statusName)
+        let value = bytes.count
+        bytes.append(contentsOf: String(status).utf8)
+        fields.append((name..<value, value..<bytes.count))
+    }
+
+    /// Adds a field of the answer, its name lowercased; fields HTTP/2 does not carry and
+    /// `content-length` are skipped.
+    mutating func add<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value) {
+        add(name: name, value: value, filtered: true)
+    }
+
+    /// Adds a field the transport sets itself (`date`, `content-length`), unfiltered; `name`
+    /// must be lowercase.
+    mutating func addOwn<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value) {
+        add(name: name, value: value, filtered: false)
+    }
+
+    private mutating func add<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value, filtered: Bool) {
+        let nameStart = bytes.count
+        for byte in name { bytes.append(byte >= 65 && byte <= 90 ? byte | 0x20 : byte) }
+        let valueStart = bytes.count
+        if filtered && Self.isLeftOut(bytes[nameStart..<valueStart]) {
+            bytes.removeSubrange(nameStart...)
+            return
+        }
+        bytes.append(contentsOf: value)
+        fields.append((nameStart..<valueStart, valueStart..<bytes.count))
+    }
+
+    /// Adds the fields of an HTTP/1.1 head (`Name: value` lines after the status line), as a
+    /// stored answer writes them.
+    mutating func add(http1Head head: [UInt8]) {
+        var index = 0
+        // Past the status line.
+        while index + 1 < head.count, !(head[index] == 13 && head[index + 1] == 10) { index += 1 }
+        index += 2
+        while index < head.count {
+            var end = index
+            while end + 1 < head.count, !(head[end] == 13 && head[end + 1] == 10) { end += 1 }
+            if end + 1 >= head.count { end = head.count }
+            if end > index, let colon = head[index..<end].firstIndex(of: UInt8(ascii: ":")) {
+                var valueStart = colon + 1
+                while valueStart < end, head[valueStart] == 32 || head[valueStart] == 9 { valueStart += 1 }
+                var valueEnd = end
+                while valueEnd > valueStart, head[valueEnd - 1] == 32 || head[valueEnd - 1] == 9 { valueEnd -= 1 }
+                add(name: head[index..<colon], value: head[valueStart..<valueEnd])
+            }
+            index = end + 2
+        }
+    }
+
+    /// Calls `body` with the fields as `nghttp2_nv`s, valid during the call.
+    mutating func withNameValues<R>(_ body: (UnsafeMutablePointer<nghttp2_nv>, Int) -> R) -> R {
+        let fields = self.fields
+        return bytes.withUnsafeMutableBufferPointer { raw in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fields.count) { nvs in
+                for (index, field) in fields.enumerated() {
+                    nvs[index] = nghttp2_nv(
+                        name: raw.baseAddress! + field.name.lowerBound, value: raw.baseAddress! + field.value.lowerBound,
+                        namelen: field.name.count, valuelen: field.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                return body(nvs.baseAddress!, fields.count)
+            }
+        }
+    }
+
+    private static let statusName = Array(":status".utf8)
+
+    /// Connection-specific fields and `content-length`, by lowercase name.
+    private static func isLeftOut(_ name: ArraySlice<UInt8>) -> Bool {
+        switch name.count {
+        case 7: return name.elementsEqual("upgrade".utf8)
+        case 10: return name.elementsEqual("connection".utf8) || name.elementsEqual("keep-alive".utf8)
+        case 14: return name.elementsEqual("content-length".utf8)
+        case 16: return name.elementsEqual("proxy-connection".utf8)
+        case 17: return name.elementsEqual("transfer-encoding".utf8)
+        default: return false
+        }
+    }
+}

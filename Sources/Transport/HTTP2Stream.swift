@@ -1,0 +1,40 @@
+import HTTPCodec
+
+/// One HTTP/2 stream of a client's request, from its HEADERS to its close: the fields as they
+/// arrive, the body, and the answer being sent. nghttp2 keeps the protocol state of the
+/// stream; this keeps what the gateway needs of it.
+///
+/// Owned by its `HTTP2Connection`, on the loop's thread; dropped when nghttp2 closes the stream.
+final class HTTP2Stream {
+    let id: Int32
+    var fields: HTTP2RequestAssembly
+    /// The request body so far.
+    var body: [UInt8] = []
+    /// The body limit of this request (its route's), known once the head is read.
+    var maxBodyBytes: Int
+    /// When the body last grew (or the head ended): the body deadline runs from here.
+    var lastProgress: ContinuousClock.Instant = .now
+
+    enum Phase {
+        /// HEADERS (and CONTINUATION) being read.
+        case head
+        /// The head is read; DATA may follow.
+        case body
+        /// The request went to the application (or was refused); what else arrives is dropped.
+        case answered
+    }
+    var phase = Phase.head
+    /// Reset with NO_ERROR once the answer's last frame is out: the request was refused while
+    /// the client may still be sending it (RFC 9113 §8.1).
+    var resetAfterAnswer = false
+
+    /// The answer's body, sent from here in DATA frames without copying.
+    var answerBody: [UInt8] = []
+    var answerOffset = 0
+
+    init(id: Int32, maxHeaderListSize: Int, maxBodyBytes: Int) {
+        self.id = id
+        fields = HTTP2RequestAssembly(maxHeaderListSize: maxHeaderListSize)
+        self.maxBodyBytes = maxBodyBytes
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+@testable import Gateway
+@testable import GatewayRuntime
+@testable import HTTPInterface
+@testable import Observability
+@testable import Routing
+import Synchronization
+import TestSupport
+import Testing
+
+extension IntegrationTests {
+    /// HTTP/2 (nghttp2 on the gateway's loops): h2c with prior knowledge and `h2` by ALPN, the
+    /// same answers as HTTP/1.1 through the same application, and the bounds the gateway puts
+    /// on what nghttp2 leaves open.
+    @Suite struct HTTP2 {
+        /// Fields compared between the protocols: what the application decides.
+        static let compared = ["content-type", "content-language", "content-encoding", "etag", "vary", "cache-control", "allow", "location"]
+
+        /// Every read route over HTTP/1.1 and then over HTTP/2 (the second read of each is a
+        /// hit, from the same stored bytes): the same status, fields and body.
+        @Test func everyReadRouteAnswersAlikeOnBothProtocols() async throws {
+            try await ReadPathHarness.with(generation: .v2b) { harness in
+                let port = harness.port
+                let detail = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products/3") }
+                let image = try #require((try detail.json()["images"] as? [String])?.first)
+                let cases: [(String, String, [(String, String)])] = [
+                    ("GET", "/healthz", []),
+                    ("GET", "/v1/products?pageSize=3", []),
+                    ("GET", "/v1/products?pageSize=3", [("accept-encoding", "gzip")]),
+                    ("GET", "/v1/products?q=%ED%82%A4%EB%B3%B4%EB%93%9C&pageSize=2", [("accept-language", "en-US")]),
+                    ("GET", "/v1/products/3", []),
+                    ("HEAD", "/v1/products/3", []),
+                    ("GET", "/v1/products/999999", []),
+                    ("GET", "/v1/products?page=0", []),
+                    ("GET", image + "?w=160", [("accept", "image/webp")]),
+                    ("OPTIONS", "/v1/products", []),
+                    ("DELETE", "/healthz", []),
+                    ("GET", "/nowhere", []),
+                ]
+                for (method, path, headers) in cases {
+                    let (one, two) = try await offPool {
+                        let http1 = try RawHTTPClient(port: port).request(method, path, headers: headers.map { "\($0.0): \($0.1)" })
+                        let http2 = try HTTP2TestClient(port: port).send([.init(method, path, headers: headers)])[0]
+                        return (http1, http2)
+                    }
+                    #expect(two.status == one.status, "\(method) \(path)")
+                    for name in Self.compared {
+                        #expect(two.header(name) == one.header(name), "\(method) \(path): \(name)")
+                    }
+                    #expect(two.header("x-request-id")?.count == 32, "\(method) \(path)")
+                    #expect(two.header("date") != nil)
+                    #expect(two.header("connection") == nil && two.header("keep-alive") == nil && two.header("transfer-encoding") == nil)
+                    if one.header("Content-Type") == GatewayError.problemContentType {
+                        let first = try one.json()
+                        let second = try #require(try JSONSerialization.jsonObject(with: Data(two.body)) as? [String: Any])
+                        #expect(second["status"] as? Int == first["status"] as? Int)
+                        #expect(second["detail"] as? String == first["detail"] as? String)
+                        #expect(second["type"] as? String == first["type"] as? String)
+                        #expect(second["requestId"] as? String == two.header("x-request-id"))
+                    } else {
+                        #expect(two.body == one.body, "\(method) \(path)")
+                    }
+                    if method == "HEAD" {
+                        #expect(two.body.isEmpty)
+                        #expect(two.header("content-length") == one.header("Content-Length"))
+                    } else if one.status != 204 && one.status != 304 {
+                        #expect(two.header("content-length") == String(two.body.count), "\(method) \(path)")
+                    }
+                }
+            }
+        }
+
+        /// An ETag from HTTP/1.1 revalidates over HTTP/2 (304, no body), and one connection
+        /// carries requests one after another and a hundred at once.
+        @Test func conditionalRequestsAndAHundredStreamsAtOnce() async throws {
+            try await ReadPathHarness.with(generation: .v1) { harness in
+                let port = harness.port
+                let (first, again, many, settings) = try await offPool {
+                    let client = try HTTP2TestClient(port: port)
+                    let first = try client.get("/v1/products/3")
+                    let again = try client.get("/v1/products/3", headers: [("if-none-match", first.header("etag") ?? "")])
+                    let many = try client.send((1...100).map { .init("GET", "/v1/products/\($0)") })
+                    return (first, again, many, client.serverSettings)
+                }
+                #expect(first.status == 200)
+                #expect(again.status == 304)
+                #expect(again.body.isEmpty)
+                #expect(again.header("etag") == first.header("etag"))
+                #expect(many.map(\.status) == Array(repeating: 200, count: 100))
+                #expect(many.map { (try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any])?["id"] as? Int } == (1...100).map { $0 })
+                #expect(settings[3] == 100, "SETTINGS_MAX_CONCURRENT_STREAMS")
+                #expect(settings[6].map(Int.init) == 16_384, "SETTINGS_MAX_HEADER_LIST_SIZE is --max-header-bytes")
+            }
+        }
+
+        /// Writes over HTTP/2: a JSON create is created once, a body over the limit is 413
+        /// (declared or not) and a head over it 431, and the connection goes on serving.
+        @Test func writesAndTheirLimits() async throws {
+            try await ReadPathHarness.with(generation: .v1, configure: {
+                $0.maxBodyBytes = 2048
+                $0.maxUploadBytes = 4096
+                $0.maxHeaderBytes = 2048
+            }) { harness in
+                let port = harness.port
+                let draft = #"{"title":"h2","description":"over HTTP/2","price":100,"currency":"KRW","stock":1,"password":"pw","images":[{"data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="}]}"#
+                let answers = try await offPool {
+                    let client = try HTTP2TestClient(port: port)
+                    let created = try client.send([.init("POST", "/v1/products", headers: [("content-type", "application/json")], body: Array(draft.utf8))])[0]
+                    let tooLarge = try client.send([.init("POST", "/v1/products", headers: [("content-type", "application/json")], body: Array(repeating: 0x20, count: 5000))])[0]
+                    let undeclared = try client.send([.init("PATCH", "/v1/products/3", headers: [("content-type", "application/json")], body: Array(repeating: 0x20, count: 5000))])[0]
+                    let bigHead = try client.get("/v1/products/3", headers: [("x-filler", String(repeating: "a", count: 3000))])
+                    let after = try client.get("/v1/products/3")
+                    return [created, tooLarge, undeclared, bigHead, after]
+                }
+                #expect(answers[0].status == 201, "\(answers[0].text)")
+                #expect(answers[0].header("location")?.hasPrefix("/v1/products/") == true)
+                #expect(answers[1].status == 413)
+                #expect(answers[1].header("content-type") == GatewayError.problemContentType)
+                #expect(answers[2].status == 413)
+                #expect(answers[3].status == 431)
+                #expect(answers[4].status == 200)
+                #expect(harness.origin.counts.count("POST", "/item") == 1)
+            }
+        }
+
+        /// Rapid reset (CVE-2023-44487): 20,000 streams opened and reset at once on one
+        /// connection. Few reach a handler, the connection ends with GOAWAY, and another
+        /// client is served meanwhile.
+        @Test func rapidResetIsBounded() async throws {
+            let handled = Atomic<Int>(0)
+            var router = TestRoutes.router()
+            router.add(.get, "/counted", .immediate { _, _ in
+                handled.add(1, ordering: .relaxed)
+                return GatewayResponse.json(Array("{}".utf8))
+            })
+            try await TestServer.with(router: router, threads: 1) { server in
+                let port = server.port
+                let rssBefore = Self.residentBytes()
+                let (goaway, ended, other) = try await offPool {
+                    let client = try HTTP2TestClient(port: port, raw: true)
+                    try client.flush()
+                    var bytes: [UInt8] = []
+                    let block = HTTP2Frames.getBlock("/counted")
+                    for index in 0..<20_000 {
+                        let stream = UInt32(2 * index + 1)
+                        bytes += HTTP2Frames.frame(.headers, flags: HTTP2Frames.endHeaders | HTTP2Frames.endStream, stream: stream, block)
+                        bytes += HTTP2Frames.reset(stream)
+                        if bytes.count > 256 * 1024 {
+                            do { try bytes.withUnsafeBytes { try client.writeAll($0) } } catch { break }
+                            bytes = []
+                        }
+                    }
+                    if !bytes.isEmpty { try? bytes.withUnsafeBytes { try client.writeAll($0) } }
+                    let ended = client.waitForEnd(timeout: .seconds(10))
+                    let other = try HTTP2TestClient(port: port).get("/healthz")
+                    return (client.goaway, ended, other)
+                }
+                #expect(handled.load(ordering: .relaxed) <= 2000, "\(handled.load(ordering: .relaxed)) reached the handler")
+                #expect(goaway?.errorCode == 11, "ENHANCE_YOUR_CALM")
+                #expect(ended)
+                #expect(other.status == 200)
+                // The test process holds the gateway: its resident memory grew by less than 64 MiB.
+                #expect(Self.residentBytes() - rssBefore < 64 << 20)
+            }
+        }
+
+        /// CONTINUATION flood (CVE-2024-28182) and an HPACK bomb: the connection ends with
+        /// GOAWAY(ENHANCE_YOUR_CALM) or a protocol error, and nothing is answered.
+        @Test func headerFloodsEndTheConnection() async throws {
+            try await TestServer.with(threads: 1) { server in
+                let port = server.port
+                let (continuation, bomb) = try await offPool {
+                    // HEADERS without END_HEADERS, then CONTINUATION frames that never end the block.
+                    let flood = try HTTP2TestClient(port: port, raw: true)
+                    try flood.flush()
+                    var bytes = HTTP2Frames.frame(.headers, flags: HTTP2Frames.endStream, stream: 1, HTTP2Frames.getBlock("/healthz"))
+                    for _ in 0..<1000 { bytes += HTTP2Frames.frame(.continuation, stream: 1, HTTP2Frames.literal("x-a", String(repeating: "b", count: 100))) }
+                    try? bytes.withUnsafeBytes { try flood.writeAll($0) }
+                    let floodEnded = flood.waitForEnd()
+                    // One 4,000-byte field in the dynamic table, referenced 10,000 times: a
+                    // 14 KB block that decodes to 40 MB.
+                    let bomb = try HTTP2TestClient(port: port, raw: true)
+                    try bomb.flush()
+                    var block = HTTP2Frames.getBlock("/healthz") + HTTP2Frames.indexedLiteral("x-bomb", String(repeating: "c", count: 4000))
+                    for _ in 0..<10_000 { block += HTTP2Frames.indexed(62) }
+                    var frames: [UInt8] = []
+                    var offset = 0
+                    var first = true
+                    while offset < block.count {
+                        let end = min(block.count, offset + 16_384)
+                        let last = end == block.count
+                        frames += HTTP2Frames.frame(
+                            first ? .headers : .continuation, flags: (first ? HTTP2Frames.endStream : 0) | (last ? HTTP2Frames.endHeaders : 0),
+                            stream: 1, Array(block[offset..<end]))
+                        first = false
+                        offset = end
+                    }
+                    try? frames.withUnsafeBytes { try bomb.writeAll($0) }
+                    let bombEnded = bomb.waitForEnd()
+                    return ((floodEnded, flood.goaway?.errorCode), (bombEnded, bomb.goaway?.errorCode))
+                }
+                #expect(continuation.0)
+                #expect(continuation.1 != nil)
+                #expect(bomb.0)
+                #expect(bomb.1 == 11, "ENHANCE_YOUR_CALM")
+            }
+        }
+
+        /// SETTINGS and PING floods whose ACKs are never read: nghttp2 reports the flood and
+        /// the connection closes.
+        @Test func controlFloodsCloseTheConnection() async throws {
+            try await TestServer.with(threads: 1) { server in
+                let port = server.port
+                let results = try await offPool {
+                    var ended: [Bool] = []
+                    for frame in [HTTP2Frames.frame(.settings), HTTP2Frames.frame(.ping, [UInt8](repeating: 7, count: 8))] {
+                        let client = try HTTP2TestClient(port: port, raw: true)
+                        try client.flush()
+                        var bytes: [UInt8] = []
+                        for _ in 0..<20_000 { bytes += frame }
+                        try? bytes.withUnsafeBytes { try client.writeAll($0) }
+                        ended.append(client.waitForEnd())
+                    }
+                    return ended
+                }
+                #expect(results == [true, true])
+            }
+        }
+
+        /// SIGTERM's drain, two steps: a GOAWAY notice and a PING, then the final GOAWAY with
+        /// the last stream taken; the stream in progress finishes, then the connection closes.
+        @Test func drainIsTwoStep() async throws {
+            let configuration = GatewayConfiguration.loopback(threads: 1)
+            let server = GatewayServer(configuration: configuration, router: TestRoutes.router(), logger: .quiet("h2-drain"), metrics: GatewayMetrics())
+            try server.start()
+            let port = server.port
+            let (slow, goaway, ended) = try await offPool {
+                let client = try HTTP2TestClient(port: port)
+                _ = try client.get("/healthz")
+                let pending = [HTTP2TestClient.Request("GET", "/slow?ms=400")]
+                Thread.detachNewThread {
+                    Thread.sleep(forTimeInterval: 0.1)
+                    server.shutdown()
+                }
+                let slow = try client.send(pending)[0]
+                return (slow, client.goaway, client.waitForEnd())
+            }
+            #expect(slow.status == 200)
+            #expect(slow.text == #"{"slow":400}"#)
+            #expect(goaway?.lastStreamID == 3)
+            #expect(goaway?.errorCode == 0)
+            #expect(ended)
+        }
+
+        /// With TLS, ALPN offers h2 and http/1.1 (curl, Debian's, linked with nghttp2, is the
+        /// client); in the clear, curl's prior knowledge gets the same bytes; `--http2 false`
+        /// turns both off.
+        @Test func alpnAndPriorKnowledgeWithCurl() async throws {
+            let certificate = try TestCertificate(subjectAltNames: ["IP:127.0.0.1"])
+            for enabled in [true, false] {
+                try await TestServer.with(configure: {
+                    $0.tls = TLSConfiguration(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
+                    $0.http2 = enabled
+                }) { server in
+                    let port = server.port
+                    let versions = try await offPool {
+                        try ["--http2", "--http1.1"].map { flag in
+                            try Self.curl([flag, "-k", "-o", "/dev/null", "-w", "%{http_version}", "https://127.0.0.1:\(port)/healthz"])
+                        }
+                    }
+                    #expect(versions == (enabled ? ["2", "1.1"] : ["1.1", "1.1"]))
+                }
+                try await TestServer.with(configure: { $0.http2 = enabled }) { server in
+                    let port = server.port
+                    let body = try await offPool { try Self.curl(["--http2-prior-knowledge", "-w", " %{http_version}", "http://127.0.0.1:\(port)/healthz"]) }
+                    #expect(body == (enabled ? #"{"status":"ok"} 2"# : "curl failed"))
+                }
+            }
+        }
+
+        /// This process's resident memory (VmRSS), in bytes.
+        static func residentBytes() -> Int {
+            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+
+        /// `curl -s ARGS`: its output, or "curl failed" when it exits non-zero.
+        static func curl(_ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = ["-s", "--max-time", "5"] + arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : "curl failed"
+        }
+    }
+}
