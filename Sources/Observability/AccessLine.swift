@@ -3,10 +3,12 @@ import HTTPInterface
 import Logging
 
 /// What the access log says of one answer: the same keys in the text and JSON formats
-/// (`bytes`, `cache`, `client`, `duration_ms`, `method`, `request_id`, `route`, `status`,
-/// `trace_id`) and the message `GET /path 200`.
+/// (`bytes`, `cache`, `client`, `duration_ms`, `method`, `protocol`, `request_id`, `route`,
+/// `status`, `trace_id`) and the message `GET /path 200`.
 package struct AccessLine {
     package var method: HTTPMethod
+    /// `HTTP/1.0`, `HTTP/1.1` or `HTTP/2`.
+    package var wireProtocol: WireProtocol
     package var path: String
     /// The route's pattern (`/v1/products/{id}`), not the raw path.
     package var route: String
@@ -21,10 +23,11 @@ package struct AccessLine {
     package var traceID: String
 
     package init(
-        method: HTTPMethod, path: String, route: String, status: Int, bytes: Int, cache: String?, client: String, requestID: String,
-        traceID: String
+        method: HTTPMethod, wireProtocol: WireProtocol, path: String, route: String, status: Int, bytes: Int, cache: String?, client: String,
+        requestID: String, traceID: String
     ) {
         self.method = method
+        self.wireProtocol = wireProtocol
         self.path = path
         self.route = route
         self.status = status
@@ -52,6 +55,7 @@ package struct AccessLine {
         var metadata: Logger.Metadata = [
             "request_id": .string(requestID), "trace_id": .string(traceID),
             "duration_ms": .stringConvertible(LogNumber(Self.milliseconds(elapsed))), "method": .string(method.rawValue),
+            "protocol": .string(wireProtocol.rawValue),
             "route": .string(route), "status": .stringConvertible(status), "bytes": .stringConvertible(bytes), "client": .string(client),
         ]
         if let cache { metadata["cache"] = .string(cache) }

@@ -15,9 +15,9 @@ extension BatchedLogHandler {
         }
     }
 
-    /// `<time> info <label>: bytes=… cache=… client=… duration_ms=… method=… request_id=…
-    /// route=… status=… trace_id=… [Gateway] GET /path 200`, keys sorted as the generic path
-    /// sorts them.
+    /// `<time> info <label>: bytes=… cache=… client=… duration_ms=… method=… protocol=…
+    /// request_id=… route=… status=… trace_id=… [Gateway] GET /path 200`, keys sorted as the
+    /// generic path sorts them.
     private func appendText(_ line: AccessLine, elapsed: Duration, to bytes: inout [UInt8]) {
         Self.appendTimestamp(to: &bytes)
         bytes.append(contentsOf: " info ".utf8)
@@ -34,6 +34,8 @@ extension BatchedLogHandler {
         AccessLine.appendMilliseconds(elapsed, to: &bytes)
         bytes.append(contentsOf: " method=".utf8)
         bytes.append(contentsOf: line.method.rawValue.utf8)
+        bytes.append(contentsOf: " protocol=".utf8)
+        bytes.append(contentsOf: line.wireProtocol.rawValue.utf8)
         bytes.append(contentsOf: " request_id=".utf8)
         bytes.append(contentsOf: line.requestID.utf8)
         bytes.append(contentsOf: " route=".utf8)
@@ -69,6 +71,8 @@ extension BatchedLogHandler {
         AccessLine.appendMilliseconds(elapsed, to: &bytes)
         bytes.append(contentsOf: #","method":""#.utf8)
         bytes.append(contentsOf: line.method.rawValue.utf8)
+        bytes.append(contentsOf: #"","protocol":""#.utf8)
+        bytes.append(contentsOf: line.wireProtocol.rawValue.utf8)
         bytes.append(contentsOf: #"","request_id":"#.utf8)
         bytes.append(contentsOf: Self.quoted(line.requestID).utf8)
         bytes.append(contentsOf: #","route":"#.utf8)

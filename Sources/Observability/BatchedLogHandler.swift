@@ -9,7 +9,7 @@ import Logging
 ///   milliseconds);
 /// - `json`, one object per line: `time` (RFC 3339, UTC, milliseconds), `level`, `logger`,
 ///   `message`, then every metadata key (`request_id`, `trace_id`, and on access lines
-///   `method`, `route`, `status`, `duration_ms`, `bytes`, `cache`, `client`). Integers,
+///   `method`, `protocol`, `route`, `status`, `duration_ms`, `bytes`, `cache`, `client`). Integers,
 ///   floating-point values and ``LogNumber``s are JSON numbers, other values strings.
 ///
 /// Thread-safe like any value `LogHandler`.

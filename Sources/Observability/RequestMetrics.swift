@@ -1,7 +1,7 @@
 import CoreMetrics
 import HTTPInterface
 
-/// One loop's handles on the request metrics, made once per (route, method, status) and
+/// One loop's handles on the request metrics, made once per (route, method, protocol, status) and
 /// then reused, so recording a request costs a dictionary lookup and a few atomic adds.
 ///
 /// Invariant: used only on its loop's thread (the handles themselves are thread-safe).
@@ -9,6 +9,7 @@ package final class RequestMetrics {
     private struct Key: Hashable {
         let route: String
         let method: HTTPMethod
+        let wireProtocol: WireProtocol
         let status: Int
     }
 
@@ -32,15 +33,19 @@ package final class RequestMetrics {
 
     /// Records one answered request. `sentBytes` is the body as sent; `uncompressedBytes`
     /// the body before gzip (equal when not compressed).
-    package func record(route: String, method: HTTPMethod, status: Int, duration: Duration, sentBytes: Int, uncompressedBytes: Int, gzip: Bool) {
-        let key = Key(route: route, method: method, status: status)
+    package func record(
+        route: String, method: HTTPMethod, wireProtocol: WireProtocol, status: Int, duration: Duration, sentBytes: Int, uncompressedBytes: Int,
+        gzip: Bool
+    ) {
+        let key = Key(route: route, method: method, wireProtocol: wireProtocol, status: status)
         let handle: Handles
         if let existing = handles[key] {
             handle = existing
         } else {
             handle = Handles(
                 requests: metrics.counter(
-                    "gateway_http_requests_total", [("route", route), ("method", method.rawValue), ("status", String(status))]),
+                    "gateway_http_requests_total",
+                    [("route", route), ("method", method.rawValue), ("protocol", wireProtocol.rawValue), ("status", String(status))]),
                 duration: metrics.timer("gateway_http_request_duration_seconds", [("route", route)]))
             handles[key] = handle
         }

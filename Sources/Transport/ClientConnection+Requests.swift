@@ -32,7 +32,8 @@ extension ClientConnection {
         // while the handler works.
         returnStorage()
         let exchange = ServerExchange(
-            connection: self, method: request.method, path: request.path, requestID: request.requestID, traceID: request.trace.traceID,
+            connection: self, wireProtocol: WireProtocol(http1MinorVersion: message.head.minorVersion), method: request.method,
+            path: request.path, requestID: request.requestID, traceID: request.trace.traceID,
             acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: started)
         exchange.rateLimit = routing.rateLimit
         exchange.route = routing.label
@@ -103,7 +104,8 @@ extension ClientConnection {
             outcome = send(head: answer.head, body: sendsBody ? answer.body : [])
         }
         ServerExchange.recordStored(
-            server: server, route: routing.label, method: isHead ? .head : .get, status: answer.status, started: started,
+            server: server, route: routing.label, method: isHead ? .head : .get,
+            wireProtocol: WireProtocol(http1MinorVersion: message.head.minorVersion), status: answer.status, started: started,
             bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache, path: pathForLog,
             requestID: String(decoding: answer.head[idRange], as: UTF8.self), traceID: traceForLog, client: peer)
         server.head = answer.head
@@ -167,7 +169,7 @@ extension ClientConnection {
         }
         let requestID = RequestID.accept(clientID)
         let exchange = ServerExchange(
-            connection: self, method: isHead ? .head : .get, path: "-", requestID: requestID,
+            connection: self, wireProtocol: .http11, method: isHead ? .head : .get, path: "-", requestID: requestID,
             traceID: TraceContext.from(traceparent: traceparent, tracestate: nil).traceID, acceptsGzip: false, started: .now)
         exchange.route = "malformed"
         server.core.inFlight.add(1, ordering: .relaxed)

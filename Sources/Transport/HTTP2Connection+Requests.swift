@@ -67,7 +67,7 @@ extension HTTP2Connection {
         let core = server.core
         let request = ClientConnection.request(message, in: bytes, peer: peer)
         let exchange = ServerExchange(
-            connection: self, stream: stream.id, method: request.method, path: request.path, requestID: request.requestID,
+            connection: self, stream: stream.id, wireProtocol: .http2, method: request.method, path: request.path, requestID: request.requestID,
             traceID: request.trace.traceID, acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: .now)
         exchange.rateLimit = routing.rateLimit
         exchange.route = routing.label
@@ -107,7 +107,7 @@ extension HTTP2Connection {
         server.head = answer.head
         let traceID = TraceContext.from(traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
         ServerExchange.recordStored(
-            server: server, route: routing.label, method: isHead ? .head : .get, status: answer.status, started: started,
+            server: server, route: routing.label, method: isHead ? .head : .get, wireProtocol: .http2, status: answer.status, started: started,
             bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache,
             path: String(decoding: request.path, as: UTF8.self), requestID: requestID, traceID: traceID, client: peer)
         return true
@@ -173,7 +173,7 @@ extension HTTP2Connection {
         let traceID = TraceContext.from(traceparent: stream.fields.traceparent.map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
         let isHead = stream.fields.method.elementsEqual("HEAD".utf8)
         let exchange = ServerExchange(
-            connection: self, stream: stream.id, method: isHead ? .head : .get, path: "-", requestID: requestID, traceID: traceID,
+            connection: self, stream: stream.id, wireProtocol: .http2, method: isHead ? .head : .get, path: "-", requestID: requestID, traceID: traceID,
             acceptsGzip: false, started: .now)
         exchange.route = "malformed"
         server.core.inFlight.add(1, ordering: .relaxed)

@@ -14,8 +14,9 @@ import Synchronization
 final class ServerExchange: ResponseSink, @unchecked Sendable {
     /// Touched only on the connection's loop thread.
     private let connection: any ExchangeConnection
-    /// The HTTP/2 stream the request came on; 0 on HTTP/1.1.
+    /// The HTTP/2 stream the request came on; 0 on HTTP/1.x.
     let stream: Int32
+    let wireProtocol: WireProtocol
     let method: HTTPMethod
     private let path: String
     private let requestID: String
@@ -33,11 +34,12 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     var rateLimit: RateLimitFields?
 
     init(
-        connection: any ExchangeConnection, stream: Int32 = 0, method: HTTPMethod, path: String, requestID: String, traceID: String,
-        acceptsGzip: Bool, started: ContinuousClock.Instant
+        connection: any ExchangeConnection, stream: Int32 = 0, wireProtocol: WireProtocol, method: HTTPMethod, path: String, requestID: String,
+        traceID: String, acceptsGzip: Bool, started: ContinuousClock.Instant
     ) {
         self.connection = connection
         self.stream = stream
+        self.wireProtocol = wireProtocol
         self.method = method
         self.path = path
         self.requestID = requestID
@@ -86,13 +88,13 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         let elapsed = ContinuousClock.now - started
         let sentBody = method != .head
         server.requestMetrics.record(
-            route: route, method: method, status: response.status, duration: elapsed,
+            route: route, method: method, wireProtocol: wireProtocol, status: response.status, duration: elapsed,
             sentBytes: sentBody ? response.body.count : 0, uncompressedBytes: sentBody ? uncompressedBytes : 0,
             gzip: response.headers.contains("Content-Encoding"))
         Self.log(
             server.core.logger,
             AccessLine(
-                method: method, path: path, route: route, status: response.status, bytes: sentBody ? response.body.count : 0,
+                method: method, wireProtocol: wireProtocol, path: path, route: route, status: response.status, bytes: sentBody ? response.body.count : 0,
                 cache: server.core.application.cacheOutcome(of: response), client: client, requestID: requestID, traceID: traceID),
             elapsed: elapsed)
         // Logged first: once the bytes are out, a client may act on the answer at once.
@@ -103,20 +105,21 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     /// Records and logs an answer the application gave from what it holds (no exchange was
     /// made for it), as `write` does for routed answers. On the loop thread.
     static func recordStored(
-        server: ServerLoop, route: String, method: HTTPMethod, status: Int, started: ContinuousClock.Instant, bodyLength: Int, gzipOf: Int?,
+        server: ServerLoop, route: String, method: HTTPMethod, wireProtocol: WireProtocol, status: Int, started: ContinuousClock.Instant,
+        bodyLength: Int, gzipOf: Int?,
         fromCache: Bool, path: @autoclosure () -> String, requestID: @autoclosure () -> String, traceID: @autoclosure () -> String,
         client: String
     ) {
         let elapsed = ContinuousClock.now - started
         server.requestMetrics.record(
-            route: route, method: method, status: status, duration: elapsed, sentBytes: bodyLength,
+            route: route, method: method, wireProtocol: wireProtocol, status: status, duration: elapsed, sentBytes: bodyLength,
             uncompressedBytes: bodyLength == 0 ? 0 : gzipOf ?? bodyLength, gzip: gzipOf != nil)
         let logger = server.core.logger
         guard logger.logLevel <= .info else { return }
         log(
             logger,
             AccessLine(
-                method: method, path: path(), route: route, status: status, bytes: bodyLength, cache: fromCache ? "hit" : nil, client: client,
+                method: method, wireProtocol: wireProtocol, path: path(), route: route, status: status, bytes: bodyLength, cache: fromCache ? "hit" : nil, client: client,
                 requestID: requestID(), traceID: traceID()),
             elapsed: elapsed)
     }

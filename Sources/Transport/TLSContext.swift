@@ -27,7 +27,9 @@ public final class TLSContext: @unchecked Sendable {
     /// A server context presenting `certificateFile` (PEM chain) with `privateKeyFile`.
     /// Sessions resume from tickets and are not stored in the process (an idle connection's
     /// session would otherwise stay in OpenSSL's cache). ALPN answers `h2` when
-    /// `offersHTTP2` and the client offers it, else `http/1.1`.
+    /// `offersHTTP2` and the client offers it, else `http/1.1`. TLS 1.2 is limited to ECDHE
+    /// with AEAD ciphers (RFC 9113 §9.2.2 blocks the rest for HTTP/2, and they are weak anyway);
+    /// TLS 1.3 keeps OpenSSL's suites; no early data (0-RTT could replay a write).
     ///
     /// - Throws: `TransportError` when either file cannot be loaded or they do not match.
     public static func server(certificateFile: String, privateKeyFile: String, offersHTTP2: Bool = false) throws(TransportError) -> TLSContext {
@@ -40,6 +42,10 @@ public final class TLSContext: @unchecked Sendable {
         }
         copenssl_ctx_sessions_not_stored(tls.context)
         copenssl_ctx_select_alpn(tls.context, offersHTTP2 ? 1 : 0)
+        guard SSL_CTX_set_cipher_list(tls.context, "ECDHE+AESGCM:ECDHE+CHACHA20") == 1 else {
+            throw TransportError("cannot limit the TLS 1.2 ciphers: \(TLSContext.lastError())")
+        }
+        SSL_CTX_set_max_early_data(tls.context, 0)
         return tls
     }
 

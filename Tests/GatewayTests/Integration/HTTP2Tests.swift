@@ -123,6 +123,25 @@ extension IntegrationTests {
             }
         }
 
+        /// Metrics and access lines name the protocol: HTTP/2 streams are counted apart from
+        /// HTTP/1.1 requests of the same route.
+        @Test func metricsCountEachProtocol() async throws {
+            let metrics = GatewayMetrics()
+            try await TestServer.with(router: TestRoutes.router(metrics: metrics), metrics: metrics) { server in
+                let port = server.port
+                let text = try await offPool { () -> String in
+                    let answers = try HTTP2TestClient(port: port).send([.init("GET", "/healthz"), .init("GET", "/healthz"), .init("PATCH", "/items/4")])
+                    #expect(answers.map(\.status) == [200, 200, 200])
+                    _ = try RawHTTPClient(port: port).request("GET", "/healthz", headers: ["Connection: close"])
+                    return try RawHTTPClient(port: port).request("GET", "/metrics").text
+                }
+                let lines = Set(text.split(separator: "\n").map(String.init))
+                #expect(lines.contains(#"gateway_http_requests_total{route="/healthz",method="GET",protocol="HTTP/2",status="200"} 2"#))
+                #expect(lines.contains(#"gateway_http_requests_total{route="/items/{id}",method="PATCH",protocol="HTTP/2",status="200"} 1"#))
+                #expect(lines.contains(#"gateway_http_requests_total{route="/healthz",method="GET",protocol="HTTP/1.1",status="200"} 1"#))
+            }
+        }
+
         /// Rapid reset (CVE-2023-44487): 20,000 streams opened and reset at once on one
         /// connection. Few reach a handler, the connection ends with GOAWAY, and another
         /// client is served meanwhile.
@@ -269,6 +288,14 @@ extension IntegrationTests {
                         }
                     }
                     #expect(versions == (enabled ? ["2", "1.1"] : ["1.1", "1.1"]))
+                    // TLS 1.2 takes ECDHE with AEAD ciphers only.
+                    let ciphers = try await offPool {
+                        try ["ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES128-SHA", "AES128-SHA"].map { cipher in
+                            try Self.curl(["--tlsv1.2", "--tls-max", "1.2", "--ciphers", cipher, "-k", "-o", "/dev/null", "-w", "%{http_code}",
+                                           "https://127.0.0.1:\(port)/healthz"])
+                        }
+                    }
+                    #expect(ciphers == ["200", "curl failed", "curl failed"])
                 }
                 try await TestServer.with(configure: { $0.http2 = enabled }) { server in
                     let port = server.port
