@@ -20,6 +20,10 @@ bench_setup() {
         GATEWAY_BIN="$(swift build -c release --show-bin-path)/gateway"
     fi
     WORK=$(mktemp -d)
+    # nginx's workers run as nobody when it starts as root: they must be able to read what
+    # is served from here (mktemp makes the directory 0700; until 2026-11-26 every
+    # file-backed nginx location answered 403 here, and the ratios compared against it).
+    chmod 755 "$WORK"
     BENCH_PIDS=()
     trap bench_cleanup EXIT
     # 1,000 connections need more descriptors than the usual soft limit, on both sides.
@@ -106,6 +110,12 @@ compare() {
 compare_named() {
     local label=$1 name_a=$2 url_a=$3 name_b=$4 url_b=$5
     shift 5
+    # Both must answer 2xx with these headers, or the comparison means nothing.
+    local url status
+    for url in "$url_a" "$url_b"; do
+        status=$(curl -ks -o /dev/null -w '%{http_code}' "$@" "$url")
+        case "$status" in 2*) ;; *) echo "$label: $url answers $status, not 2xx" >&2; exit 1 ;; esac
+    done
     : >"$WORK/g.txt"
     : >"$WORK/n.txt"
     for _ in $(seq "$ROUNDS"); do

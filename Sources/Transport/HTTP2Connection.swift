@@ -54,6 +54,8 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     /// `streamResetBurst`, refilled at `streamResetRate` per second), and when it was refilled.
     var resetTokens: Double
     var resetsRefilled: ContinuousClock.Instant = .now
+    /// Since when the connection's flow-control window has been 0 with answers waiting.
+    private var connectionStalledSince: ContinuousClock.Instant?
     /// When output last made progress (the write deadline runs from here while it is queued).
     private var lastWrite: ContinuousClock.Instant = .now
     private(set) var closed = false
@@ -357,7 +359,37 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         for stream in streams.values where stream.phase == .body && now - stream.lastProgress > configuration.bodyTimeout {
             refuse(stream, GatewayError(status: 408, detail: "The request body made no progress in time."))
         }
+        if flowControlStalled(now: now, limit: configuration.writeTimeout) { return endAfterOutput() }
         sendPending()
+    }
+
+    /// Answers held back by flow control (RFC 9113 §5.2): a stream whose window stays at 0
+    /// with its answer unsent for `limit` is reset (CANCEL); when the connection's window
+    /// stays at 0 that long with answers waiting, the session ends (GOAWAY, then close).
+    /// True when the session ended.
+    private func flowControlStalled(now: ContinuousClock.Instant, limit: Duration) -> Bool {
+        var waiting = false
+        for stream in streams.values where stream.answerOffset < stream.answerBody.count {
+            waiting = true
+            guard nghttp2_session_get_stream_remote_window_size(session, stream.id) <= 0 else {
+                stream.stalledSince = nil
+                continue
+            }
+            let since = stream.stalledSince ?? now
+            stream.stalledSince = since
+            if now - since > limit {
+                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue)
+            }
+        }
+        guard waiting, nghttp2_session_get_remote_window_size(session) <= 0 else {
+            connectionStalledSince = nil
+            return false
+        }
+        let since = connectionStalledSince ?? now
+        connectionStalledSince = since
+        guard now - since > limit else { return false }
+        nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        return true
     }
 
     // MARK: - Ending

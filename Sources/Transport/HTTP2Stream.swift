@@ -31,6 +31,8 @@ final class HTTP2Stream {
     /// The answer's body, sent from here in DATA frames without copying.
     var answerBody: [UInt8] = []
     var answerOffset = 0
+    /// Since when the client's window for this stream has been 0 with the answer unsent.
+    var stalledSince: ContinuousClock.Instant?
 
     init(id: Int32, maxHeaderListSize: Int, maxBodyBytes: Int) {
         self.id = id

@@ -50,6 +50,10 @@ public final class HTTP2TestClient: @unchecked Sendable {
     public private(set) var serverSettings: [Int32: UInt32] = [:]
     /// The server's GOAWAY, when one came.
     public private(set) var goaway: (lastStreamID: Int32, errorCode: UInt32)?
+    /// Raw mode: the streams the server reset, with RST_STREAM's error code.
+    public private(set) var rawResets: [Int32: UInt32] = [:]
+    /// Raw mode: DATA bytes received per stream.
+    public private(set) var rawDataBytes: [Int32: Int] = [:]
     /// The socket ended (EOF or error).
     public private(set) var ended = false
     /// Raw mode: the server's bytes are parsed here, not by the session.
@@ -217,12 +221,16 @@ public final class HTTP2TestClient: @unchecked Sendable {
         while rawInput.count - offset >= 9 {
             let length = Int(rawInput[offset]) << 16 | Int(rawInput[offset + 1]) << 8 | Int(rawInput[offset + 2])
             guard rawInput.count - offset >= 9 + length else { break }
-            if rawInput[offset + 3] == 7, length >= 8 {
-                let payload = offset + 9
-                func word(_ at: Int) -> UInt32 {
-                    UInt32(rawInput[at]) << 24 | UInt32(rawInput[at + 1]) << 16 | UInt32(rawInput[at + 2]) << 8 | UInt32(rawInput[at + 3])
-                }
-                goaway = (Int32(bitPattern: word(payload) & 0x7fff_ffff), word(payload + 4))
+            func word(_ at: Int) -> UInt32 {
+                UInt32(rawInput[at]) << 24 | UInt32(rawInput[at + 1]) << 16 | UInt32(rawInput[at + 2]) << 8 | UInt32(rawInput[at + 3])
+            }
+            let payload = offset + 9
+            let stream = Int32(bitPattern: word(offset + 5) & 0x7fff_ffff)
+            switch rawInput[offset + 3] {
+            case 7 where length >= 8: goaway = (Int32(bitPattern: word(payload) & 0x7fff_ffff), word(payload + 4))
+            case 3 where length == 4: rawResets[stream] = word(payload)
+            case 0: rawDataBytes[stream, default: 0] += length
+            default: break
             }
             offset += 9 + length
         }

@@ -246,6 +246,35 @@ extension IntegrationTests {
             }
         }
 
+        /// Flow control held by the client: a stream whose window stays 0 is reset (CANCEL)
+        /// after --write-timeout; a connection whose window stays 0 ends with GOAWAY.
+        @Test func stalledFlowControlIsBounded() async throws {
+            try await TestServer.with(router: TestRoutes.router(), threads: 1, configure: { $0.writeTimeout = .seconds(1) }) { server in
+                let port = server.port
+                let (streamReset, connection) = try await offPool {
+                    // SETTINGS_INITIAL_WINDOW_SIZE (4) = 0: no DATA may be sent on any stream.
+                    let zero = try HTTP2TestClient(port: port, raw: true)
+                    try zero.flush()
+                    let settings = HTTP2Frames.frame(.settings, [0, 4, 0, 0, 0, 0])
+                    let request = HTTP2Frames.frame(.headers, flags: HTTP2Frames.endHeaders | HTTP2Frames.endStream, stream: 1, HTTP2Frames.getBlock("/big?size=100000"))
+                    try (settings + request).withUnsafeBytes { try zero.writeAll($0) }
+                    try zero.run(until: { zero.rawResets[1] != nil }, timeout: .seconds(6))
+                    // A 1 MiB stream window, and no WINDOW_UPDATE for the connection's 65,535 bytes.
+                    let held = try HTTP2TestClient(port: port, raw: true)
+                    try held.flush()
+                    let wide = HTTP2Frames.frame(.settings, [0, 4, 0, 0x10, 0, 0])
+                    try (wide + request).withUnsafeBytes { try held.writeAll($0) }
+                    let ended = held.waitForEnd(timeout: .seconds(6))
+                    return ((zero.rawResets[1], zero.rawDataBytes[1] ?? 0), (ended, held.goaway?.errorCode, held.rawDataBytes[1] ?? 0))
+                }
+                #expect(streamReset.0 == 8, "RST_STREAM(CANCEL)")
+                #expect(streamReset.1 == 0)
+                #expect(connection.0)
+                #expect(connection.1 == 11, "GOAWAY(ENHANCE_YOUR_CALM)")
+                #expect(connection.2 == 65_535)
+            }
+        }
+
         /// SIGTERM's drain, two steps: a GOAWAY notice and a PING, then the final GOAWAY with
         /// the last stream taken; the stream in progress finishes, then the connection closes.
         @Test func drainIsTwoStep() async throws {

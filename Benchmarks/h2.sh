@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# HTTP/2 cache hits on ONE event loop beside nginx on ONE worker with http2 on (tuned as in
+# hits.sh: sendfile, open_file_cache, access log off), serving the very bytes the gateway
+# stored, fetched from the gateway first. Gateway and nginx rounds alternate, in one run:
+#   - h2c (prior knowledge) and h2 over TLS (ALPN), with h2load -c CONNECTIONS -m STREAMS:
+#     a cached list page (gzip), a cached detail, a cached image (memory tier);
+#   - HTTP/1.1 over TLS with wrk, the same three, so the TLS path of HTTP/1.1 is compared too.
+# p99 for h2load comes from its --log-file (per-request times), for wrk from --latency.
+#
+#   Benchmarks/h2.sh                         # 5 rounds of 4 s per scenario
+#   ROUNDS=3 DURATION=5 STREAMS=10 Benchmarks/h2.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-4}
+STREAMS=${STREAMS:-10}
+source Benchmarks/lib.sh
+bench_setup
+command -v h2load >/dev/null || $([ "$(id -u)" -ne 0 ] && echo sudo) env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends nghttp2-client >/dev/null
+
+G=18594
+GT=18595
+N=18596
+NT=18597
+CACHE="$WORK/cache"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" \
+    -days 2 -subj /CN=bench -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+
+start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level warning --cache-dir "$CACHE" --list-ttl 3600 --detail-ttl 3600
+PLAIN_PID=$GATEWAY_PID
+wait_for "http://127.0.0.1:$G/healthz"
+curl -fs -H 'Accept-Encoding: gzip' -o "$WORK/list.json.gz" "http://127.0.0.1:$G/v1/products?page=1"
+curl -fs -o "$WORK/detail.json" "http://127.0.0.1:$G/v1/products/3"
+IMAGE=$(curl -fs "http://127.0.0.1:$G/v1/products/3" | sed 's/.*"images":\["\([^"]*\)".*/\1/')
+curl -fs -o "$WORK/image.png" "http://127.0.0.1:$G$IMAGE"
+echo "stored bytes: list page (gzip) $(stat -c %s "$WORK/list.json.gz"), detail $(stat -c %s "$WORK/detail.json"), image $(stat -c %s "$WORK/image.png")"
+# The TLS gateway shares the cache directory (so the image key and the image are the same) and
+# fills its own page cache.
+start_gateway --host 127.0.0.1 --port "$GT" --threads 1 --log-level warning --cache-dir "$CACHE" --list-ttl 3600 --detail-ttl 3600 \
+    --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem"
+TLS_PID=$GATEWAY_PID
+for _ in $(seq 100); do curl -kfs -o /dev/null "https://127.0.0.1:$GT/healthz" && break; sleep 0.1; done
+curl -kfs -o /dev/null -H 'Accept-Encoding: gzip' "https://127.0.0.1:$GT/v1/products?page=1"
+curl -kfs -o /dev/null "https://127.0.0.1:$GT/v1/products/3"
+curl -kfs -o /dev/null "https://127.0.0.1:$GT$IMAGE"
+
+LOCATIONS="
+        location = /list { default_type application/json; add_header Content-Encoding gzip; add_header Vary 'Accept-Encoding, Accept-Language'; alias $WORK/list.json.gz; }
+        location = /detail { default_type application/json; add_header Vary 'Accept-Encoding, Accept-Language'; alias $WORK/detail.json; }
+        location = /image { default_type image/png; add_header Cache-Control 'public, max-age=31536000, immutable'; alias $WORK/image.png; }"
+# nginx with http2, one worker each, for h2c (prior knowledge: nginx's cleartext http2 port
+# speaks only HTTP/2) and for TLS, each in its own prefix.
+start_nginx_h2() {
+    local prefix=$1 listen=$2 extra=$3
+    mkdir -p "$prefix"
+    cat > "$prefix/nginx.conf" <<NGINX
+worker_processes 1;
+worker_rlimit_nofile 65536;
+daemon off;
+pid $prefix/nginx.pid;
+error_log $prefix/nginx-error.log warn;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    open_file_cache max=1000 inactive=60s;
+    open_file_cache_valid 60s;
+    keepalive_timeout 75s;
+    keepalive_requests 1000000;
+    $extra
+    server {
+        listen $listen;
+        $LOCATIONS
+    }
+}
+NGINX
+    $SERVER_CPU "$NGINX_BIN" -c "$prefix/nginx.conf" -p "$prefix" &
+    BENCH_PIDS+=($!)
+    echo "$prefix/nginx.pid" >>"$WORK/nginx-pids"
+}
+start_nginx_h2 "$WORK/h2c" "127.0.0.1:$N reuseport http2" ""
+start_nginx_h2 "$WORK/h2tls" "127.0.0.1:$NT reuseport ssl http2" "ssl_certificate $WORK/cert.pem; ssl_certificate_key $WORK/key.pem; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:SSL:10m;"
+for _ in $(seq 100); do curl -s --http2-prior-knowledge -o /dev/null "http://127.0.0.1:$N/detail" && break; sleep 0.1; done
+for _ in $(seq 100); do curl -ks -o /dev/null "https://127.0.0.1:$NT/detail" && break; sleep 0.1; done
+
+echo "h2load -t1 -c$CONNECTIONS -m$STREAMS -D$DURATION, wrk -t1 -c$CONNECTIONS -d${DURATION}s; $ROUNDS rounds"
+
+# One h2load run; extra arguments go before the URL. Prints "rps p50 p99" (p50/p99 in ms
+# from the per-request log: its third column is the time in microseconds).
+measure_h2() {
+    local url=$1
+    shift
+    rm -f "$WORK/h2.log"
+    $CLIENT_CPU h2load -t1 -c"$CONNECTIONS" -m"$STREAMS" -D"$DURATION" --warm-up-time=1 --log-file="$WORK/h2.log" "$@" "$url" >"$WORK/h2.out" 2>&1
+    local rps
+    rps=$(awk '/^finished in/ {print $4}' "$WORK/h2.out")
+    local ok failed
+    ok=$(awk '/^requests:/ {print $8}' "$WORK/h2.out")
+    failed=$(awk '/^status codes:/ {print $5 + $7 + $9}' "$WORK/h2.out")
+    [ "${ok:-0}" -gt 0 ] && [ "${failed:-1}" -eq 0 ] || { echo "h2load $url: not every answer was 2xx" >&2; grep -E "^(requests|status codes)" "$WORK/h2.out" >&2; awk '{print $2}' "$WORK/h2.log" | sort | uniq -c >&2; exit 1; }
+    awk -v rps="$rps" '{print $3}' "$WORK/h2.log" | sort -n | awk -v rps="$rps" '{v[NR]=$1} END {printf "%s %.2fms %.2fms\n", rps, v[int(NR*0.5)]/1000, v[int(NR*0.99)]/1000}'
+}
+
+# As compare_named, with h2load.
+compare_h2() {
+    local label=$1 url_a=$2 url_b=$3
+    shift 3
+    : >"$WORK/g.txt"
+    : >"$WORK/n.txt"
+    for _ in $(seq "$ROUNDS"); do
+        measure_h2 "$url_a" "$@" >>"$WORK/g.txt"
+        measure_h2 "$url_b" "$@" >>"$WORK/n.txt"
+    done
+    local a b
+    a=$(cut -d' ' -f1 "$WORK/g.txt" | median)
+    b=$(cut -d' ' -f1 "$WORK/n.txt" | median)
+    echo "$label"
+    printf '    %-8s median %s req/s; p50/p99 per round: %s\n' "gateway:" "$a" "$(awk '{printf "%s/%s ", $2, $3}' "$WORK/g.txt")"
+    printf '    %-8s median %s req/s; p50/p99 per round: %s\n' "nginx:" "$b" "$(awk '{printf "%s/%s ", $2, $3}' "$WORK/n.txt")"
+    awk -v a="$a" -v b="$b" 'BEGIN {printf "    ratio gateway/nginx: %.2f\n", a/b}'
+}
+
+DURATION_WRK="${DURATION}s"
+compare_h2 "h2c: cached list page, gzip [c=$CONNECTIONS m=$STREAMS]" "http://127.0.0.1:$G/v1/products?page=1" "http://127.0.0.1:$N/list" -H 'accept-encoding: gzip'
+compare_h2 "h2c: cached detail [c=$CONNECTIONS m=$STREAMS]" "http://127.0.0.1:$G/v1/products/3" "http://127.0.0.1:$N/detail"
+compare_h2 "h2c: cached image, memory tier [c=$CONNECTIONS m=$STREAMS]" "http://127.0.0.1:$G$IMAGE" "http://127.0.0.1:$N/image"
+compare_h2 "h2 over TLS: cached list page, gzip [c=$CONNECTIONS m=$STREAMS]" "https://127.0.0.1:$GT/v1/products?page=1" "https://127.0.0.1:$NT/list" -H 'accept-encoding: gzip'
+compare_h2 "h2 over TLS: cached detail [c=$CONNECTIONS m=$STREAMS]" "https://127.0.0.1:$GT/v1/products/3" "https://127.0.0.1:$NT/detail"
+compare_h2 "h2 over TLS: cached image, memory tier [c=$CONNECTIONS m=$STREAMS]" "https://127.0.0.1:$GT$IMAGE" "https://127.0.0.1:$NT/image"
+DURATION=$DURATION_WRK
+compare "HTTP/1.1 over TLS: cached list page, gzip [c=$CONNECTIONS]" "https://127.0.0.1:$GT/v1/products?page=1" "https://127.0.0.1:$NT/list" -H 'Accept-Encoding: gzip'
+compare "HTTP/1.1 over TLS: cached detail [c=$CONNECTIONS]" "https://127.0.0.1:$GT/v1/products/3" "https://127.0.0.1:$NT/detail"
+compare "HTTP/1.1 over TLS: cached image, memory tier [c=$CONNECTIONS]" "https://127.0.0.1:$GT$IMAGE" "https://127.0.0.1:$NT/image"
+kill "$PLAIN_PID" "$TLS_PID" 2>/dev/null || true
