@@ -37,20 +37,17 @@ allocations() {
     grep -a '^allocations: ' "$work/gateway.log" | tail -1 | awk '{print $2}'
 }
 
-# $1 label, $2 path, then curl header arguments.
-count() {
-    local label=$1 path=$2
-    shift 2
-    local url="http://127.0.0.1:$port$path"
-    for _ in 1 2 3; do curl -s -o /dev/null "$@" "$url"; done
-    : >"$work/urls"
-    for _ in $(seq "$N"); do echo "url = \"$url\"" >>"$work/urls"; echo "output = /dev/null" >>"$work/urls"; done
+# $1 label, then the command that sends the N requests: system calls (strace -c on every
+# thread) and allocations (the LD_PRELOAD counter) per request while it runs.
+measured() {
+    local label=$1
+    shift
     local before after
     before=$(allocations)
     strace -c -f -p "$gateway" -o "$work/strace.txt" &
     local tracer=$!
     sleep 0.5
-    curl -s "$@" -K "$work/urls"
+    "$@"
     sleep 0.3
     kill -INT $tracer
     wait $tracer 2>/dev/null || true
@@ -63,6 +60,32 @@ count() {
         'BEGIN {printf "%-34s syscalls/req %.2f  allocations/req %.2f   (%s)\n", l, c/n, a/n, d}'
 }
 
+# $1 label, $2 path, then curl header arguments: N keep-alive HTTP/1.1 requests from one curl.
+count() {
+    local label=$1 path=$2
+    shift 2
+    local url="http://127.0.0.1:$port$path"
+    for _ in 1 2 3; do curl -s -o /dev/null "$@" "$url"; done
+    : >"$work/urls"
+    for _ in $(seq "$N"); do echo "url = \"$url\"" >>"$work/urls"; echo "output = /dev/null" >>"$work/urls"; done
+    measured "$label" curl -s "$@" -K "$work/urls"
+}
+
+# h2load over h2c, one connection, 10 streams at once; every answer must be 2xx or 304.
+h2_run() {
+    h2load -n "$1" -c 1 -m 10 "${@:2}" >"$work/h2.out" 2>&1
+    grep -q "^status codes: $1 2xx\|^status codes: 0 2xx, $1 3xx" "$work/h2.out" || { grep "^status codes" "$work/h2.out" >&2; exit 1; }
+}
+
+# $1 label, $2 path, then h2load header arguments: the same N requests over HTTP/2.
+count_h2() {
+    local label=$1 path=$2
+    shift 2
+    local url="http://127.0.0.1:$port$path"
+    h2_run 30 "$@" "$url"
+    measured "$label" h2_run "$N" "$@" "$url"
+}
+
 echo "release gateway, 1 loop, --log-level $LOG_LEVEL ${EXTRA:-}, $N keep-alive requests per row"
 count "/healthz" /healthz
 count "cached list page, gzip" "/v1/products?page=1" -H "Accept-Encoding: gzip"
@@ -71,6 +94,13 @@ count "cached detail, gzip" "/v1/products/3" -H "Accept-Encoding: gzip"
 count "cached detail, 304" "/v1/products/3" -H "If-None-Match: $(curl -s -D - -o /dev/null "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"
 image=$(curl -s "http://127.0.0.1:$port/v1/products/1" | grep -o '/v1/images/[^"]*' | head -1)
 count "cached image, memory tier" "$image"
+command -v h2load >/dev/null || apt-get install -y -qq nghttp2-client >/dev/null
+echo "the same over HTTP/2 (h2c; h2load -n $N -c 1 -m 10: one connection, 10 streams at once)"
+count_h2 "/healthz" /healthz
+count_h2 "cached list page, gzip" "/v1/products?page=1" -H "accept-encoding: gzip"
+count_h2 "cached detail, gzip" "/v1/products/3" -H "accept-encoding: gzip"
+count_h2 "cached detail, 304" "/v1/products/3" -H "if-none-match: $(curl -s -D - -o /dev/null "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"
+count_h2 "cached image, memory tier" "$image"
 kill "$gateway"
 wait "$gateway" 2>/dev/null || true
 # The disk tier: memory tier off, the image already on disk (cached above).

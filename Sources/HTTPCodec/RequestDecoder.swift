@@ -62,6 +62,12 @@ public struct RequestDecoder: Sendable {
         }
     }
 
+    /// Whether the decoder refused a stream (it stays failed; make another for the next one).
+    public var hasFailed: Bool {
+        if case .failed = phase { return true }
+        return false
+    }
+
     /// Whether the decoder holds no state of a message (one just completed, or none began; a
     /// lone leading CR leaves none either), so it can go on with another connection's stream
     /// (a server lends idle decoders from a pool).

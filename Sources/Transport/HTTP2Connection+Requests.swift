@@ -24,9 +24,8 @@ extension HTTP2Connection {
         }
         stream.phase = .body
         stream.lastProgress = .now
-        var message = stream.fields.message(body: [])
-        var decoder = RequestDecoder(limits: limits)
-        let result = message.withUnsafeMutableBytes { decoder.decode($0) }
+        stream.fields.message(body: [], into: &message)
+        let result = decode()
         switch result {
         case .complete(let decoded):
             stream.maxBodyBytes = decoded.head.maxBodyBytes
@@ -43,23 +42,36 @@ extension HTTP2Connection {
     /// The whole request of `stream`: decoded as HTTP/1.1 would be, then answered from what
     /// the application holds or handed to it.
     func handle(_ stream: HTTP2Stream) {
-        var bytes = stream.fields.message(body: stream.body)
-        stream.body = []
-        var decoder = RequestDecoder(limits: server.core.requestLimits)
-        var result = bytes.withUnsafeMutableBytes { decoder.decode($0) }
-        // A head with a body comes first; the second call reads the body.
-        if case .head = result { result = bytes.withUnsafeMutableBytes { decoder.decode($0) } }
-        guard case .complete(let message) = result else {
+        stream.fields.message(body: stream.body, into: &message)
+        stream.body.removeAll(keepingCapacity: stream.body.capacity <= 64 * 1024)
+        let result = decode()
+        guard case .complete(let decoded) = result else {
             if case .failure(let error) = result { return refuse(stream, Self.problem(error)) }
             return refuse(stream, GatewayError(status: 400, detail: "The request is malformed."))
         }
         let core = server.core
+        // The message buffer is moved out while the application reads it: a request it
+        // answers at once may not start another stream's decoding, but nothing else may
+        // touch it either.
+        let bytes = message
+        message = []
         bytes.withUnsafeBytes { all in
-            var routing = core.application.classify(RequestBytes(buffer: all, head: message.head), peer: peerAddress)
-            if !answerStored(message, in: all, stream: stream, routing: &routing) {
-                dispatch(message, in: all, stream: stream, routing: routing)
+            var routing = core.application.classify(RequestBytes(buffer: all, head: decoded.head), peer: peerAddress)
+            if !answerStored(decoded, in: all, stream: stream, routing: &routing) {
+                dispatch(decoded, in: all, stream: stream, routing: routing)
             }
         }
+        if message.isEmpty { message = bytes }
+    }
+
+    /// Decodes `message` with the connection's decoder (a fresh one after a failure): the
+    /// whole request, its head and then its body when it has one.
+    private func decode() -> RequestDecodeResult {
+        if decoder.hasFailed { decoder = RequestDecoder(limits: server.core.requestLimits) }
+        var result = message.withUnsafeMutableBytes { decoder.decode($0) }
+        // A head with a body comes first; the second call reads the body.
+        if case .head = result { result = message.withUnsafeMutableBytes { decoder.decode($0) } }
+        return result
     }
 
     /// Hands the request to the application; the answer comes back through `respond`.
@@ -94,22 +106,33 @@ extension HTTP2Connection {
             server.head = answer.head
             return false
         }
-        let requestID = request.acceptableRequestID.map { String(decoding: $0, as: UTF8.self) } ?? RequestID.generate()
+        // The request id (the client's, or a new one) as an HTTP/1.1 line, as HTTP/1.1 writes
+        // it, then the RateLimit fields; strings are made only for the log.
+        answer.append(Self.requestIDLine)
+        let idStart = answer.head.count
+        if let id = request.acceptableRequestID {
+            answer.head.append(contentsOf: id)
+        } else {
+            RequestID.appendGenerated(to: &answer.head)
+        }
+        let idRange = idStart..<answer.head.count
+        answer.head.append(contentsOf: ResponseHeadWriter.crlf)
         routing.rateLimit?.append(to: &answer.head)
         var block = server.http2Block
         server.http2Block = HTTP2HeaderBlock()
         block.start(status: answer.status)
         block.add(http1Head: answer.head)
-        block.add(name: Self.requestIDName, value: requestID.utf8)
         let bodyLength = answer.body.count
         submit(stream, block: &block, body: isHead ? [] : answer.body, contentLength: bodyLength, status: answer.status)
         server.http2Block = block
-        server.head = answer.head
-        let traceID = TraceContext.from(traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
+        let head = answer.head
         ServerExchange.recordStored(
             server: server, route: routing.label, method: isHead ? .head : .get, wireProtocol: .http2, status: answer.status, started: started,
             bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache,
-            path: String(decoding: request.path, as: UTF8.self), requestID: requestID, traceID: traceID, client: peer)
+            path: String(decoding: request.path, as: UTF8.self), requestID: String(decoding: head[idRange], as: UTF8.self),
+            traceID: TraceContext.from(traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID,
+            client: peer)
+        server.head = answer.head
         return true
     }
 
@@ -184,7 +207,7 @@ extension HTTP2Connection {
         GatewayError(status: error.status, detail: error.detail)
     }
 
-    private static let requestIDName = Array("x-request-id".utf8)
+    private static let requestIDLine = Array("X-Request-ID: ".utf8)
     private static let dateName = Array("date".utf8)
     private static let contentLengthName = Array("content-length".utf8)
 }

@@ -32,7 +32,12 @@ extension HTTP2Connection {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
         let limits = server.core.requestLimits
         let id = frame.pointee.hd.stream_id
-        streams[id] = HTTP2Stream(id: id, maxHeaderListSize: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes)
+        if let spare = spareStreams.popLast() {
+            spare.reuse(id: id, maxBodyBytes: limits.maxBodyBytes)
+            streams[id] = spare
+        } else {
+            streams[id] = HTTP2Stream(id: id, maxHeaderListSize: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes)
+        }
         return 0
     }
 
@@ -115,7 +120,8 @@ extension HTTP2Connection {
     /// nghttp2 closed a stream (answered and ended, or reset by either side): its state goes;
     /// an answer the application gives later is dropped.
     func streamClosed(_ streamID: Int32) -> Int32 {
-        streams[streamID] = nil
+        guard let stream = streams.removeValue(forKey: streamID) else { return 0 }
+        if spareStreams.count < Self.maxSpareStreams && !closed { spareStreams.append(stream) }
         return 0
     }
 

@@ -44,6 +44,12 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     private var writeWantsRead = false
 
     var streams: [Int32: HTTP2Stream] = [:]
+    /// Closed streams' objects, reused by the next ones (at most ``maxSpareStreams``).
+    var spareStreams: [HTTP2Stream] = []
+    static let maxSpareStreams = 16
+    /// A request's HTTP/1.1 message being decoded, and its decoder: reused by every stream.
+    var message: [UInt8] = []
+    var decoder: RequestDecoder
     var output = HTTP2Output()
     /// Inside `nghttp2_session_mem_recv`: answers submitted now are sent when it returns.
     private var receiving = false
@@ -81,6 +87,7 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         peerAddress = address
         self.server = server
         resetTokens = Double(server.core.configuration.http2.streamResetBurst)
+        decoder = RequestDecoder(limits: server.core.requestLimits)
         guard let template = server.core.http2 else { return nil }
         // Unmanaged: passUnretained, for the session's user data and the events (as in
         // ClientConnection). The loop's table keeps this object until it closes, which deletes
@@ -454,6 +461,7 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         if let session { nghttp2_session_del(session) }
         session = nil
         streams = [:]
+        spareStreams = []
         output.removeAll()
         if let ssl { SSL_free(ssl) }
         ssl = nil

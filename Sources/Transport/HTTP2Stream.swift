@@ -4,9 +4,11 @@ import HTTPCodec
 /// arrive, the body, and the answer being sent. nghttp2 keeps the protocol state of the
 /// stream; this keeps what the gateway needs of it.
 ///
-/// Owned by its `HTTP2Connection`, on the loop's thread; dropped when nghttp2 closes the stream.
+/// Owned by its `HTTP2Connection`, on the loop's thread; when nghttp2 closes the stream it goes
+/// back to the connection's spares and serves a later stream (``reuse(id:maxBodyBytes:)``),
+/// with its buffers' capacity.
 final class HTTP2Stream {
-    let id: Int32
+    private(set) var id: Int32
     var fields: HTTP2RequestAssembly
     /// The request body so far.
     var body: [UInt8] = []
@@ -38,5 +40,20 @@ final class HTTP2Stream {
         self.id = id
         fields = HTTP2RequestAssembly(maxHeaderListSize: maxHeaderListSize)
         self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Makes a closed stream's object the state of stream `id`: every field as new, the
+    /// buffers emptied (a large body's is let go).
+    func reuse(id: Int32, maxBodyBytes: Int) {
+        self.id = id
+        fields.reset()
+        if body.capacity > 64 * 1024 { body = [] } else { body.removeAll(keepingCapacity: true) }
+        self.maxBodyBytes = maxBodyBytes
+        lastProgress = .now
+        phase = .head
+        resetAfterAnswer = false
+        answerBody = []
+        answerOffset = 0
+        stalledSince = nil
     }
 }

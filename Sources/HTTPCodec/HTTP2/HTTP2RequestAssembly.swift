@@ -31,6 +31,19 @@ public struct HTTP2RequestAssembly: Sendable {
         self.maxHeaderListSize = maxHeaderListSize
     }
 
+    /// Empties it for another request, keeping its buffers' capacity.
+    public mutating func reset() {
+        headerListSize = 0
+        method.removeAll(keepingCapacity: true)
+        path.removeAll(keepingCapacity: true)
+        authority.removeAll(keepingCapacity: true)
+        fieldLines.removeAll(keepingCapacity: true)
+        hasHost = false
+        declaredContentLength = nil
+        requestID = nil
+        traceparent = nil
+    }
+
     /// Whether the fields passed ``maxHeaderListSize`` (they are no longer stored).
     public var isOverLimit: Bool { headerListSize > maxHeaderListSize }
 
@@ -66,6 +79,13 @@ public struct HTTP2RequestAssembly: Sendable {
     /// blank line and `body`. A CONNECT (no `:path`) has the authority as its target.
     public func message(body: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
+        message(body: body, into: &bytes)
+        return bytes
+    }
+
+    /// ``message(body:)`` written into `bytes` (emptied first, its capacity kept).
+    public func message(body: [UInt8], into bytes: inout [UInt8]) {
+        bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(method.count + path.count + authority.count + fieldLines.count + body.count + 64)
         bytes.append(contentsOf: method)
         bytes.append(UInt8(ascii: " "))
@@ -87,7 +107,6 @@ public struct HTTP2RequestAssembly: Sendable {
         bytes.append(UInt8(ascii: "\r"))
         bytes.append(UInt8(ascii: "\n"))
         bytes.append(contentsOf: body)
-        return bytes
     }
 
     private static let versionLine = Array(" HTTP/1.1\r\n".utf8)
