@@ -94,7 +94,10 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         // the session and frees the events first.
         let context = Unmanaged.passUnretained(self).toOpaque()
         var made: OpaquePointer?
-        guard nghttp2_session_server_new2(&made, template.callbacks, context, template.option) == 0, let made else { return nil }
+        // The pooled allocator of the shim (CNghttp2/shim.h): per-thread free lists by size class.
+        guard nghttp2_session_server_new3(&made, template.callbacks, context, template.option, cnghttp2_pooled_mem()) == 0, let made else {
+            return nil
+        }
         session = made
         let base = server.loop.base
         guard let readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), http2ReadCallback, context),
