@@ -29,11 +29,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyou
 start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level warning --cache-dir "$CACHE" --list-ttl 3600 --detail-ttl 3600
 PLAIN_PID=$GATEWAY_PID
 wait_for "http://127.0.0.1:$G/healthz"
-curl -fs -H 'Accept-Encoding: gzip' -o "$WORK/list.json.gz" "http://127.0.0.1:$G/v1/products?page=1"
-curl -fs -o "$WORK/detail.json" "http://127.0.0.1:$G/v1/products/3"
-IMAGE=$(curl -fs "http://127.0.0.1:$G/v1/products/3" | sed 's/.*"images":\["\([^"]*\)".*/\1/')
-curl -fs -o "$WORK/image.png" "http://127.0.0.1:$G$IMAGE"
-echo "stored bytes: list page (gzip) $(stat -c %s "$WORK/list.json.gz"), detail $(stat -c %s "$WORK/detail.json"), image $(stat -c %s "$WORK/image.png")"
+fetch_stored "$G"
 # The TLS gateway shares the cache directory (so the image key and the image are the same) and
 # fills its own page cache.
 start_gateway --host 127.0.0.1 --port "$GT" --threads 1 --log-level warning --cache-dir "$CACHE" --list-ttl 3600 --detail-ttl 3600 \
@@ -48,42 +44,16 @@ LOCATIONS="
         location = /list { default_type application/json; add_header Content-Encoding gzip; add_header Vary 'Accept-Encoding, Accept-Language'; alias $WORK/list.json.gz; }
         location = /detail { default_type application/json; add_header Vary 'Accept-Encoding, Accept-Language'; alias $WORK/detail.json; }
         location = /image { default_type image/png; add_header Cache-Control 'public, max-age=31536000, immutable'; alias $WORK/image.png; }"
-# nginx with http2, one worker each, for h2c (prior knowledge: nginx's cleartext http2 port
-# speaks only HTTP/2) and for TLS, each in its own prefix.
-start_nginx_h2() {
-    local prefix=$1 listen=$2 extra=$3
-    mkdir -p "$prefix"
-    cat > "$prefix/nginx.conf" <<NGINX
-worker_processes 1;
-worker_rlimit_nofile 65536;
-daemon off;
-pid $prefix/nginx.pid;
-error_log $prefix/nginx-error.log warn;
-events { worker_connections 8192; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    tcp_nodelay on;
-    open_file_cache max=1000 inactive=60s;
-    open_file_cache_valid 60s;
-    keepalive_timeout 75s;
-    keepalive_requests 1000000;
-    $extra
-    server {
-        listen $listen;
-        $LOCATIONS
-    }
-}
-NGINX
-    $SERVER_CPU "$NGINX_BIN" -c "$prefix/nginx.conf" -p "$prefix" &
-    BENCH_PIDS+=($!)
-    echo "$prefix/nginx.pid" >>"$WORK/nginx-pids"
-}
-start_nginx_h2 "$WORK/h2c" "127.0.0.1:$N reuseport http2" ""
-start_nginx_h2 "$WORK/h2tls" "127.0.0.1:$NT reuseport ssl http2" "ssl_certificate $WORK/cert.pem; ssl_certificate_key $WORK/key.pem; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:SSL:10m;"
-for _ in $(seq 100); do curl -s --http2-prior-knowledge -o /dev/null "http://127.0.0.1:$N/detail" && break; sleep 0.1; done
-for _ in $(seq 100); do curl -ks -o /dev/null "https://127.0.0.1:$NT/detail" && break; sleep 0.1; done
+# nginx with http2, one worker each, for h2c (nginx's cleartext http2 port speaks only
+# HTTP/2) and for TLS, each in its own prefix.
+NGINX_PREFIX="$WORK/h2c" NGINX_LISTEN_FLAGS=http2 WAIT_FLAGS=--http2-prior-knowledge start_nginx "$N" "$LOCATIONS"
+# (A cleartext request to the TLS port gets nginx's 400, which is enough to know it listens.)
+NGINX_PREFIX="$WORK/h2tls" NGINX_LISTEN_FLAGS="ssl http2" start_nginx "$NT" "
+        ssl_certificate $WORK/cert.pem;
+        ssl_certificate_key $WORK/key.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_cache shared:SSL:10m;
+        $LOCATIONS"
 
 echo "h2load -t1 -c$CONNECTIONS -m$STREAMS -D$DURATION, wrk -t1 -c$CONNECTIONS -d${DURATION}s; $ROUNDS rounds"
 
@@ -103,23 +73,12 @@ measure_h2() {
     awk -v rps="$rps" '{print $3}' "$WORK/h2.log" | sort -n | awk -v rps="$rps" '{v[NR]=$1} END {printf "%s %.2fms %.2fms\n", rps, v[int(NR*0.5)]/1000, v[int(NR*0.99)]/1000}'
 }
 
-# As compare_named, with h2load.
+# As compare, with h2load (curl checks the h2c server with prior knowledge).
 compare_h2() {
-    local label=$1 url_a=$2 url_b=$3
+    local label=$1 url_a=$2 url_b=$3 check=""
     shift 3
-    : >"$WORK/g.txt"
-    : >"$WORK/n.txt"
-    for _ in $(seq "$ROUNDS"); do
-        measure_h2 "$url_a" "$@" >>"$WORK/g.txt"
-        measure_h2 "$url_b" "$@" >>"$WORK/n.txt"
-    done
-    local a b
-    a=$(cut -d' ' -f1 "$WORK/g.txt" | median)
-    b=$(cut -d' ' -f1 "$WORK/n.txt" | median)
-    echo "$label"
-    printf '    %-8s median %s req/s; p50/p99 per round: %s\n' "gateway:" "$a" "$(awk '{printf "%s/%s ", $2, $3}' "$WORK/g.txt")"
-    printf '    %-8s median %s req/s; p50/p99 per round: %s\n' "nginx:" "$b" "$(awk '{printf "%s/%s ", $2, $3}' "$WORK/n.txt")"
-    awk -v a="$a" -v b="$b" 'BEGIN {printf "    ratio gateway/nginx: %.2f\n", a/b}'
+    [[ $url_a == http://* ]] && check=--http2-prior-knowledge
+    MEASURE=measure_h2 CHECK_FLAGS=$check compare_named "$label" gateway "$url_a" nginx "$url_b" "$@"
 }
 
 DURATION_WRK="${DURATION}s"

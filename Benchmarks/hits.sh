@@ -27,11 +27,7 @@ L=18497
 CACHE="$WORK/cache"
 start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level warning --cache-dir "$CACHE" --list-ttl 3600 --detail-ttl 3600
 wait_for "http://127.0.0.1:$G/healthz"
-curl -fs -H 'Accept-Encoding: gzip' -o "$WORK/list.json.gz" "http://127.0.0.1:$G/v1/products?page=1"
-curl -fs -o "$WORK/detail.json" "http://127.0.0.1:$G/v1/products/3"
-IMAGE=$(curl -fs "http://127.0.0.1:$G/v1/products/3" | sed 's/.*"images":\["\([^"]*\)".*/\1/')
-curl -fs -o "$WORK/image.png" "http://127.0.0.1:$G$IMAGE"
-echo "stored bytes: list page (gzip) $(stat -c %s "$WORK/list.json.gz"), detail $(stat -c %s "$WORK/detail.json"), image $(stat -c %s "$WORK/image.png")"
+fetch_stored "$G"
 
 start_nginx "$N" "
         location = /healthz { default_type application/json; add_header Cache-Control no-store; return 200 '{\"status\":\"ok\"}'; }

@@ -40,16 +40,21 @@ bench_cleanup() {
     rm -rf "$WORK"
 }
 
-# Starts nginx with one worker on 127.0.0.1:$1; $2 is the server block's locations.
-# NGINX_LISTEN_FLAGS go on the listen line (ssl, for a TLS listener);
-# NGINX_WORKER_CONNECTIONS replaces the worker's 8,192 connections.
+# Starts nginx with one worker on 127.0.0.1:$1; $2 is the server block's locations (and any
+# server-level directives, such as ssl_certificate).
+# NGINX_LISTEN_FLAGS go on the listen line (ssl, http2);
+# NGINX_WORKER_CONNECTIONS replaces the worker's 8,192 connections;
+# NGINX_PREFIX is its directory (default $WORK: give another to run a second nginx);
+# WAIT_FLAGS go to the curl that waits for it (--http2-prior-knowledge for an h2c-only port).
 start_nginx() {
-    cat > "$WORK/nginx.conf" <<NGINX
+    local prefix=${NGINX_PREFIX:-$WORK}
+    mkdir -p "$prefix"
+    cat > "$prefix/nginx.conf" <<NGINX
 worker_processes 1;
 worker_rlimit_nofile 65536;
 daemon off;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log warn;
+pid $prefix/nginx.pid;
+error_log $prefix/nginx-error.log warn;
 events { worker_connections ${NGINX_WORKER_CONNECTIONS:-8192}; }
 http {
     access_log off;
@@ -66,7 +71,7 @@ http {
     }
 }
 NGINX
-    $SERVER_CPU "$NGINX_BIN" -c "$WORK/nginx.conf" -p "$WORK" &
+    $SERVER_CPU "$NGINX_BIN" -c "$prefix/nginx.conf" -p "$prefix" &
     BENCH_PIDS+=($!)
     wait_for "http://127.0.0.1:$1/" any
 }
@@ -82,7 +87,8 @@ start_gateway() {
 wait_for() {
     local flag=-fs
     [ "${2:-}" = any ] && flag=-s
-    for _ in $(seq 100); do curl $flag -o /dev/null "$1" && return; sleep 0.1; done
+    # shellcheck disable=SC2086
+    for _ in $(seq 100); do curl $flag ${WAIT_FLAGS:-} -o /dev/null "$1" && return; sleep 0.1; done
     echo "no answer from $1" >&2
     exit 1
 }
@@ -93,6 +99,16 @@ measure() {
     shift
     $CLIENT_CPU wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency "$@" "$url" >"$WORK/wrk.out"
     awk '/Requests\/sec/ {rps=$2} $1=="50%" {p50=$2} $1=="99%" {p99=$2} END {print rps, p50, p99}' "$WORK/wrk.out"
+}
+
+# Fetches from the gateway on port $1 what the benchmarks serve from nginx too: the gzip list
+# page, a detail and an image (its path in IMAGE), into $WORK.
+fetch_stored() {
+    curl -fs -H 'Accept-Encoding: gzip' -o "$WORK/list.json.gz" "http://127.0.0.1:$1/v1/products?page=1"
+    curl -fs -o "$WORK/detail.json" "http://127.0.0.1:$1/v1/products/3"
+    IMAGE=$(curl -fs "http://127.0.0.1:$1/v1/products/3" | sed 's/.*"images":\["\([^"]*\)".*/\1/')
+    curl -fs -o "$WORK/image.png" "http://127.0.0.1:$1$IMAGE"
+    echo "stored bytes: list page (gzip) $(stat -c %s "$WORK/list.json.gz"), detail $(stat -c %s "$WORK/detail.json"), image $(stat -c %s "$WORK/image.png")"
 }
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
@@ -107,20 +123,23 @@ compare() {
 
 # Alternates rounds of two named servers and prints the medians and the ratio first/second.
 # $1 label, $2 first name, $3 its URL, $4 second name, $5 its URL, then wrk arguments for both.
+# MEASURE names another runner than `measure` (printing "rps p50 p99"); CHECK_FLAGS go to the
+# curl that checks both answer 2xx first (--http2-prior-knowledge for an h2c-only server).
 compare_named() {
     local label=$1 name_a=$2 url_a=$3 name_b=$4 url_b=$5
     shift 5
     # Both must answer 2xx with these headers, or the comparison means nothing.
     local url status
     for url in "$url_a" "$url_b"; do
-        status=$(curl -ks -o /dev/null -w '%{http_code}' "$@" "$url")
+        # shellcheck disable=SC2086
+        status=$(curl -ks ${CHECK_FLAGS:-} -o /dev/null -w '%{http_code}' "$@" "$url")
         case "$status" in 2*) ;; *) echo "$label: $url answers $status, not 2xx" >&2; exit 1 ;; esac
     done
     : >"$WORK/g.txt"
     : >"$WORK/n.txt"
     for _ in $(seq "$ROUNDS"); do
-        measure "$url_a" "$@" >>"$WORK/g.txt"
-        measure "$url_b" "$@" >>"$WORK/n.txt"
+        "${MEASURE:-measure}" "$url_a" "$@" >>"$WORK/g.txt"
+        "${MEASURE:-measure}" "$url_b" "$@" >>"$WORK/n.txt"
     done
     local a b
     a=$(cut -d' ' -f1 "$WORK/g.txt" | median)
