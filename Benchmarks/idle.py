@@ -65,10 +65,58 @@ def closed_by_peer(conn) -> bool:
         return True
 
 
+def hpack_literal(name: bytes, value: bytes) -> bytes:
+    """A literal field without indexing, new name, no Huffman (RFC 7541 6.2.2); short strings."""
+    return bytes([0, len(name)]) + name + bytes([len(value)]) + value
+
+
+def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
+    return len(payload).to_bytes(3, "big") + bytes([kind, flags]) + stream.to_bytes(4, "big") + payload
+
+
+def h2_request(path: str) -> bytes:
+    """The HTTP/2 preface, an empty SETTINGS, and a GET of `path` on stream 1 (ends the stream)."""
+    block = b"".join(hpack_literal(n, v) for n, v in [(b":method", b"GET"), (b":scheme", b"http"),
+                                                      (b":authority", b"localhost"), (b":path", path.encode())])
+    return b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0) + frame(1, 0x5, 1, block)
+
+
+def read_h2_answer(conn) -> None:
+    """Reads frames until stream 1 ends; fails unless its HEADERS say 200 (HPACK static index 8),
+    as both servers encode it. The server's SETTINGS is acknowledged."""
+    data = b""
+    status_ok = False
+    while True:
+        while len(data) < 9 or len(data) < 9 + int.from_bytes(data[:3], "big"):
+            chunk = conn.recv(65536)
+            if not chunk:
+                raise RuntimeError("connection closed before the answer ended")
+            data += chunk
+        length = int.from_bytes(data[:3], "big")
+        kind, flags, stream = data[3], data[4], int.from_bytes(data[5:9], "big") & 0x7FFFFFFF
+        payload, data = data[9:9 + length], data[9 + length:]
+        if kind == 4 and not flags & 1:
+            conn.sendall(frame(4, 1, 0))
+        if kind == 7:
+            raise RuntimeError("GOAWAY")
+        if stream == 1 and kind == 1:
+            status_ok = payload[:1] == b"\x88"
+        if stream == 1 and kind in (0, 1) and flags & 1:
+            if not status_ok:
+                raise RuntimeError("the answer was not a 200")
+            return
+
+
 def open_one(args, context):
     raw = socket.create_connection((args.host, args.port))
     raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     conn = context.wrap_socket(raw, server_hostname="localhost") if context else raw
+    if args.h2:
+        if context and conn.selected_alpn_protocol() != "h2":
+            raise RuntimeError("ALPN did not choose h2")
+        conn.sendall(h2_request(args.path))
+        read_h2_answer(conn)
+        return conn
     conn.sendall(f"GET {args.path} HTTP/1.1\r\nHost: localhost\r\nUser-Agent: idle.py\r\n\r\n".encode())
     read_answer(conn)
     return conn
@@ -83,6 +131,7 @@ def main() -> int:
     parser.add_argument("--path", default="/healthz")
     parser.add_argument("--tls", action="store_true")
     parser.add_argument("--tls-version", choices=["1.2", "1.3"], default="1.3", help="the one TLS version offered")
+    parser.add_argument("--h2", action="store_true", help="HTTP/2: h2c with prior knowledge, or h2 by ALPN with --tls")
     parser.add_argument("--label", default="server")
     parser.add_argument("--settle", type=float, default=1.0, help="seconds to wait before each reading")
     args = parser.parse_args()
@@ -100,6 +149,7 @@ def main() -> int:
         version = ssl.TLSVersion.TLSv1_3 if args.tls_version == "1.3" else ssl.TLSVersion.TLSv1_2
         context.minimum_version = version
         context.maximum_version = version
+        context.set_alpn_protocols(["h2"] if args.h2 else ["http/1.1"])
 
     # Warm-up: the server's first request sets up what every later one reuses.
     open_one(args, context).close()

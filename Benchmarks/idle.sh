@@ -3,7 +3,8 @@
 # ONE worker (the benchmarks' usual nginx, keepalive_timeout 75s, enough worker_connections,
 # TLS as Mozilla's intermediate profile has it: TLSv1.2 and TLSv1.3), in one run, plain
 # HTTP/1.1 and over TLS 1.3 and TLS 1.2 (the same throwaway P-256 certificate for both
-# servers). For each server and protocol a fresh server answers one warm-up request, then
+# servers), and HTTP/2 (h2c with prior knowledge, and h2 over TLS 1.3 by ALPN) after one
+# stream each. For each server and protocol a fresh server answers one warm-up request, then
 # Benchmarks/idle.py opens COUNT connections, each after one GET /healthz answered whole,
 # reads the server's resident set (VmRSS) before and after, and checks that every connection
 # is still open: the difference over COUNT is one idle connection's cost. ROUNDS rounds
@@ -57,6 +58,7 @@ export NGINX_WORKER_CONNECTIONS=$((COUNT + 1000))
 nginx_tls="ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate $WORK/cert.pem; ssl_certificate_key $WORK/key.pem;"
 labels=(gateway-plain nginx-plain)
 for version in 1.3 1.2; do labels+=("gateway-tls$version" "nginx-tls$version"); done
+labels+=(gateway-h2c nginx-h2c gateway-h2-tls1.3 nginx-h2-tls1.3)
 
 for _ in $(seq "$ROUNDS"); do
     start_gateway "${gateway_args[@]}"
@@ -74,6 +76,18 @@ for _ in $(seq "$ROUNDS"); do
 
         NGINX_LISTEN_FLAGS=ssl nginx_round "$nginx_tls" "nginx-tls$version" --tls --tls-version "$version"
     done
+
+    # HTTP/2: after one stream (GET /healthz) answered, each connection idles with its session.
+    start_gateway "${gateway_args[@]}"
+    wait_for "http://127.0.0.1:$G/healthz"
+    measure_idle gateway-h2c "$GATEWAY_PID" "$G" --h2
+    stop "$GATEWAY_PID"
+    NGINX_LISTEN_FLAGS=http2 WAIT_FLAGS=--http2-prior-knowledge nginx_round "" nginx-h2c --h2
+    start_gateway "${gateway_args[@]}" --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem"
+    for _ in $(seq 100); do curl -ksf -o /dev/null "https://127.0.0.1:$G/healthz" && break; sleep 0.1; done
+    measure_idle gateway-h2-tls1.3 "$GATEWAY_PID" "$G" --tls --tls-version 1.3 --h2
+    stop "$GATEWAY_PID"
+    NGINX_LISTEN_FLAGS="ssl http2" nginx_round "$nginx_tls" nginx-h2-tls1.3 --tls --tls-version 1.3 --h2
 done
 
 echo "idle keep-alive connections: $COUNT per round, $ROUNDS rounds; bytes of resident memory per idle connection (median)"
