@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <nghttp2/nghttp2.h>
 
@@ -43,9 +44,41 @@ static inline int cnghttp2_class_of(size_t size) {
     return -1;
 }
 
+// Blocks over 8 KiB (in practice one per session: its frame buffer, 16,394 bytes, made with the
+// session and kept for its life) are taken page-aligned, without a header, and listed in the
+// session's arena (the allocator's user data), so that a session that idles can give their
+// pages back (cnghttp2_arena_release): between frames their content is scratch, and the kernel
+// hands zeroed pages back when they are touched again.
+#define CNGHTTP2_ARENA_BLOCKS 8
+
+typedef struct cnghttp2_arena {
+    nghttp2_mem mem;
+    void *blocks[CNGHTTP2_ARENA_BLOCKS];
+    size_t capacities[CNGHTTP2_ARENA_BLOCKS];
+} cnghttp2_arena;
+
+static inline int cnghttp2_arena_find(cnghttp2_arena *arena, void *pointer) {
+    if (arena == NULL || pointer == NULL) return -1;
+    for (int slot = 0; slot < CNGHTTP2_ARENA_BLOCKS; slot++) {
+        if (arena->blocks[slot] == pointer) return slot;
+    }
+    return -1;
+}
+
 static void *cnghttp2_pool_malloc(size_t size, void *user) {
-    (void)user;
     int index = cnghttp2_class_of(size);
+    cnghttp2_arena *arena = (cnghttp2_arena *)user;
+    if (index < 0 && arena != NULL) {
+        for (int slot = 0; slot < CNGHTTP2_ARENA_BLOCKS; slot++) {
+            if (arena->blocks[slot] != NULL) continue;
+            size_t capacity = (size + 4095) & ~(size_t)4095;
+            void *block = NULL;
+            if (posix_memalign(&block, 4096, capacity) != 0) return NULL;
+            arena->blocks[slot] = block;
+            arena->capacities[slot] = capacity;
+            return block;
+        }
+    }
     cnghttp2_lists *lists = cnghttp2_thread_lists();
     if (index >= 0 && lists->heads[index] != NULL) {
         cnghttp2_block *block = lists->heads[index];
@@ -64,8 +97,15 @@ static void *cnghttp2_pool_malloc(size_t size, void *user) {
 }
 
 static void cnghttp2_pool_free(void *pointer, void *user) {
-    (void)user;
     if (pointer == NULL) return;
+    cnghttp2_arena *arena = (cnghttp2_arena *)user;
+    int slot = cnghttp2_arena_find(arena, pointer);
+    if (slot >= 0) {
+        arena->blocks[slot] = NULL;
+        arena->capacities[slot] = 0;
+        free(pointer);
+        return;
+    }
     size_t *header = (size_t *)((char *)pointer - 16);
     size_t index = header[0];
     cnghttp2_lists *lists = cnghttp2_thread_lists();
@@ -88,23 +128,54 @@ static void *cnghttp2_pool_calloc(size_t count, size_t size, void *user) {
 
 static void *cnghttp2_pool_realloc(void *pointer, size_t size, void *user) {
     if (pointer == NULL) return cnghttp2_pool_malloc(size, user);
-    size_t *header = (size_t *)((char *)pointer - 16);
-    size_t index = header[0];
-    if (index < CNGHTTP2_CLASSES && size <= ((size_t)64 << index)) {
-        header[1] = size;
-        return pointer;
+    size_t old_size;
+    int slot = cnghttp2_arena_find((cnghttp2_arena *)user, pointer);
+    if (slot >= 0) {
+        old_size = ((cnghttp2_arena *)user)->capacities[slot];
+        if (size <= old_size) return pointer;
+    } else {
+        size_t *header = (size_t *)((char *)pointer - 16);
+        size_t index = header[0];
+        if (index < CNGHTTP2_CLASSES && size <= ((size_t)64 << index)) {
+            header[1] = size;
+            return pointer;
+        }
+        old_size = header[1];
     }
     void *moved = cnghttp2_pool_malloc(size, user);
     if (moved == NULL) return NULL;
-    memcpy(moved, pointer, header[1] < size ? header[1] : size);
+    memcpy(moved, pointer, old_size < size ? old_size : size);
     cnghttp2_pool_free(pointer, user);
     return moved;
 }
 
-// The pool as nghttp2_session_server_new3 takes it (nghttp2 copies the struct).
-static inline nghttp2_mem *cnghttp2_pooled_mem(void) {
-    static nghttp2_mem pool = {NULL, cnghttp2_pool_malloc, cnghttp2_pool_free, cnghttp2_pool_calloc, cnghttp2_pool_realloc};
-    return &pool;
+// A session's allocator: the pool above, its large blocks listed in the arena. The caller
+// passes &arena->mem to nghttp2_session_server_new3 (which copies it) and deletes the arena
+// after the session.
+static inline cnghttp2_arena *cnghttp2_arena_new(void) {
+    cnghttp2_arena *arena = (cnghttp2_arena *)calloc(1, sizeof(cnghttp2_arena));
+    if (arena == NULL) return NULL;
+    arena->mem.mem_user_data = arena;
+    arena->mem.malloc = cnghttp2_pool_malloc;
+    arena->mem.free = cnghttp2_pool_free;
+    arena->mem.calloc = cnghttp2_pool_calloc;
+    arena->mem.realloc = cnghttp2_pool_realloc;
+    return arena;
+}
+
+static inline void cnghttp2_arena_delete(cnghttp2_arena *arena) {
+    if (arena == NULL) return;
+    for (int slot = 0; slot < CNGHTTP2_ARENA_BLOCKS; slot++) free(arena->blocks[slot]);
+    free(arena);
+}
+
+// Gives back the pages of the session's large blocks. Only while the session has nothing to
+// send (no frame is being serialised).
+static inline void cnghttp2_arena_release(cnghttp2_arena *arena) {
+    if (arena == NULL) return;
+    for (int slot = 0; slot < CNGHTTP2_ARENA_BLOCKS; slot++) {
+        if (arena->blocks[slot] != NULL) madvise(arena->blocks[slot], arena->capacities[slot], MADV_DONTNEED);
+    }
 }
 
 #endif

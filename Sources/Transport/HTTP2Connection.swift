@@ -33,6 +33,13 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     var ssl: OpaquePointer?
     /// Owned (`nghttp2_session *`); deleted when the connection closes, before this object goes.
     var session: OpaquePointer?
+    /// Owned; the session's allocator (CNghttp2/shim.h), deleted after the session. Its large
+    /// blocks' pages are given back once the connection has idled a second (`shedIfIdle`).
+    private var arena: UnsafeMutablePointer<cnghttp2_arena>?
+    /// Since when the connection has had no stream and nothing to write, and whether its
+    /// session's large blocks were given back since.
+    private var idleSince: ContinuousClock.Instant?
+    private var shed = false
     /// Owned; freed when the connection closes.
     private var readEvent: OpaquePointer?
     private var writeEvent: OpaquePointer?
@@ -94,10 +101,14 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         // the session and frees the events first.
         let context = Unmanaged.passUnretained(self).toOpaque()
         var made: OpaquePointer?
-        // The pooled allocator of the shim (CNghttp2/shim.h): per-thread free lists by size class.
-        guard nghttp2_session_server_new3(&made, template.callbacks, context, template.option, cnghttp2_pooled_mem()) == 0, let made else {
+        // The shim's allocator (CNghttp2/shim.h): per-thread free lists by size class, and the
+        // large blocks in this connection's arena.
+        guard let arena = cnghttp2_arena_new() else { return nil }
+        guard nghttp2_session_server_new3(&made, template.callbacks, context, template.option, &arena.pointee.mem) == 0, let made else {
+            cnghttp2_arena_delete(arena)
             return nil
         }
+        self.arena = arena
         session = made
         let base = server.loop.base
         guard let readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), http2ReadCallback, context),
@@ -105,6 +116,8 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         else {
             nghttp2_session_del(made)
             session = nil
+            cnghttp2_arena_delete(arena)
+            self.arena = nil
             return nil
         }
         self.readEvent = readEvent
@@ -340,17 +353,41 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
 
     // MARK: - Deadlines
 
-    /// One timer: the idle deadline while no stream is open and nothing is queued; otherwise
-    /// a check each second of the header, body and write deadlines.
+    /// One timer: while no stream is open and nothing is queued, a second of idling (then the
+    /// session's large blocks give their pages back) and the idle deadline; otherwise a check
+    /// each second of the header, body and write deadlines.
     private func armDeadline() {
         guard !closed else { return }
-        var tv = isIdle ? timeval(server.core.configuration.idleTimeout) : timeval(.seconds(1))
+        let idle = isIdle && nghttp2_session_want_write(session) == 0
+        if !idle {
+            idleSince = nil
+            shed = false
+        } else if idleSince == nil {
+            idleSince = .now
+        }
+        let wait: Duration
+        if let since = idleSince {
+            let idleTimeout = server.core.configuration.idleTimeout
+            wait = shed ? max(.zero, idleTimeout - (.now - since)) : min(Self.shedAfter, idleTimeout)
+        } else {
+            wait = .seconds(1)
+        }
+        var tv = timeval(wait)
         event_add(timer, &tv)
     }
+
+    /// How long a connection idles before its session's large blocks give their pages back.
+    static let shedAfter: Duration = .seconds(1)
 
     fileprivate func timedOut() {
         let configuration = server.core.configuration
         if lingering { return tearDown() }
+        if let since = idleSince, isIdle, !shed, ContinuousClock.now - since < configuration.idleTimeout {
+            // Idle a second: nothing is being serialised, so the frame buffer's pages can go.
+            cnghttp2_arena_release(arena)
+            shed = true
+            return armDeadline()
+        }
         if isIdle {
             // Idle past its deadline: GOAWAY, then the close once it is out.
             nghttp2_submit_goaway(
@@ -463,6 +500,8 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         // Deleting the session calls on_stream_close for open streams; they find `closed`.
         if let session { nghttp2_session_del(session) }
         session = nil
+        cnghttp2_arena_delete(arena)
+        arena = nil
         streams = [:]
         spareStreams = []
         output.removeAll()

@@ -93,6 +93,26 @@ extension IntegrationTests {
             }
         }
 
+        /// A connection that idles past a second gives its session's frame buffer back
+        /// (its pages); the next streams on it are served as before.
+        @Test func aConnectionThatIdledStillServes() async throws {
+            try await TestServer.with(router: TestRoutes.router(), threads: 1) { server in
+                let port = server.port
+                let (before, after) = try await offPool {
+                    let client = try HTTP2TestClient(port: port)
+                    let before = try client.send([.init("GET", "/big?size=40000"), .init("GET", "/healthz")])
+                    Thread.sleep(forTimeInterval: 1.6)
+                    let after = try client.send([.init("GET", "/big?size=40000"), .init("GET", "/healthz")])
+                    return (before, after)
+                }
+                #expect(before.map(\.status) == [200, 200])
+                #expect(after.map(\.status) == [200, 200])
+                #expect(after[0].body == before[0].body)
+                #expect(after[0].body.count == 40_000)
+                #expect(after[1].text == #"{"status":"ok"}"#)
+            }
+        }
+
         /// Writes over HTTP/2: a JSON create is created once, a body over the limit is 413
         /// (declared or not) and a head over it 431, and the connection goes on serving.
         @Test func writesAndTheirLimits() async throws {
