@@ -98,6 +98,24 @@ public struct StoredAnswer {
         head.append(contentsOf: bytes)
     }
 
+    /// Appends the `X-Request-ID` line of the answer to `request`: the client's id when
+    /// ``RequestID`` accepts it, else a new one. The transport's, after the handler answered;
+    /// returns where the id lies in ``head`` (for the access log).
+    package mutating func appendRequestID(for request: RequestBytes) -> Range<Int> {
+        head.append(contentsOf: Self.requestIDName)
+        let start = head.count
+        if let id = request.acceptableRequestID {
+            head.append(contentsOf: id)
+        } else {
+            RequestID.appendGenerated(to: &head)
+        }
+        let range = start..<head.count
+        head.append(contentsOf: ResponseHeadWriter.crlf)
+        return range
+    }
+
+    private static let requestIDName: [UInt8] = Array("X-Request-ID: ".utf8)
+
     /// Appends a non-negative number in decimal.
     @inlinable
     public mutating func appendDecimal(_ value: Int) {

@@ -71,15 +71,7 @@ extension ClientConnection {
                     traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
             }
             // The per-request fields: the client's id or a new one, then Date and length.
-            answer.append(Self.requestIDName)
-            let idStart = answer.head.count
-            if let id = request.acceptableRequestID {
-                answer.head.append(contentsOf: id)
-            } else {
-                RequestID.appendGenerated(to: &answer.head)
-            }
-            idRange = idStart..<answer.head.count
-            answer.head.append(contentsOf: ResponseHeadWriter.crlf)
+            idRange = answer.appendRequestID(for: request)
             routing.rateLimit?.append(to: &answer.head)
             return true
         }
@@ -112,8 +104,6 @@ extension ClientConnection {
         perform(machine.answerWritten(outcome))
         return true
     }
-
-    private static let requestIDName: [UInt8] = Array("X-Request-ID: ".utf8)
 
     /// The request in `bytes` (the buffer from the message's first byte) as plain values.
     static func request(_ message: RequestMessage, in bytes: UnsafeRawBufferPointer, peer: String) -> GatewayRequest {

@@ -106,17 +106,9 @@ extension HTTP2Connection {
             server.head = answer.head
             return false
         }
-        // The request id (the client's, or a new one) as an HTTP/1.1 line, as HTTP/1.1 writes
-        // it, then the RateLimit fields; strings are made only for the log.
-        answer.append(Self.requestIDLine)
-        let idStart = answer.head.count
-        if let id = request.acceptableRequestID {
-            answer.head.append(contentsOf: id)
-        } else {
-            RequestID.appendGenerated(to: &answer.head)
-        }
-        let idRange = idStart..<answer.head.count
-        answer.head.append(contentsOf: ResponseHeadWriter.crlf)
+        // The request id and the RateLimit fields as HTTP/1.1 lines, as HTTP/1.1 writes them;
+        // strings are made only for the log.
+        let idRange = answer.appendRequestID(for: request)
         routing.rateLimit?.append(to: &answer.head)
         var block = server.http2Block
         server.http2Block = HTTP2HeaderBlock()
@@ -207,7 +199,6 @@ extension HTTP2Connection {
         GatewayError(status: error.status, detail: error.detail)
     }
 
-    private static let requestIDLine = Array("X-Request-ID: ".utf8)
     private static let dateName = Array("date".utf8)
     private static let contentLengthName = Array("content-length".utf8)
 }
