@@ -32,6 +32,9 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // TLS session ticket keys (nginx's 80-byte format) for server contexts: C, because
+        // OpenSSL's ticket callback finds the keys through one program-wide ex data index.
+        .target(name: "CTicketKeys", dependencies: ["COpenSSL"]),
         // The sans-I/O HTTP/1.1 codec: bytes to request heads and bodies, response heads to
         // bytes. No Foundation, no libevent, no I/O.
         .target(name: "HTTPCodec"),
@@ -78,6 +81,7 @@ let package = Package(
             dependencies: [
                 "CLibevent",
                 "COpenSSL",
+                "CTicketKeys",
                 "CNghttp2",
                 "HTTPInterface",
                 "HTTPCodec",
@@ -193,7 +197,8 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "GatewayRuntime", "Routing", "Transport", "RedisClient", "GatewayCLI", "GatewayModels", "HTTPInterface", "Observability",
-                "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos"]),
+                "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),

@@ -7,6 +7,7 @@
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+#include <openssl/rand.h>
 
 // SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
 static inline long copenssl_ctx_min_tls12(SSL_CTX *ctx) {

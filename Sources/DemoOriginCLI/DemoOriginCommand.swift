@@ -104,7 +104,7 @@ struct DemoOriginCommand: ParsableCommand {
             LogWriter.standardError.flush()
             throw ExitCode.failure
         }
-        let signal = TerminationSignal.wait()
+        let signal = ProcessSignals.wait()
         logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
         origin.shutdown()
     }

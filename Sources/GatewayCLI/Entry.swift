@@ -1,8 +1,11 @@
 import Foundation
+import Transport
 
 @main
 enum Entry {
     static func main() {
+        // Before any thread starts: only the thread waiting in ProcessSignals takes signals.
+        ProcessSignals.blockOnThisThreadAndItsChildren()
         do {
             let arguments = try EnvironmentOptions.merge(
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)

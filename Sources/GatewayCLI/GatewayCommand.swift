@@ -58,8 +58,11 @@ struct GatewayCommand: ParsableCommand {
         if let tlsCert = tls.tlsCert, let tlsKey = tls.tlsKey {
             // Loaded once here so a bad file stops the gateway before anything starts; the
             // server loads its own context from the same files.
-            _ = try TLSContext.server(certificateFile: tlsCert, privateKeyFile: tlsKey)
-            configuration.tls = TLSConfiguration(certificateFile: tlsCert, privateKeyFile: tlsKey)
+            let files = TLSServerFiles(certificateFile: tlsCert, privateKeyFile: tlsKey, ticketKeyFiles: tls.ticketKeyFiles)
+            _ = try TLSServerContext(files: files, offersHTTP2: false)
+            configuration.tls = TLSConfiguration(
+                certificateFile: tlsCert, privateKeyFile: tlsKey, ticketKeyFiles: tls.ticketKeyFiles,
+                reloadInterval: tls.tlsReloadInterval > 0 ? .milliseconds(Int64(tls.tlsReloadInterval * 1000)) : nil)
         }
         return configuration
     }
@@ -98,7 +101,9 @@ struct GatewayCommand: ParsableCommand {
             try server.start()
             let admin = try GatewayApplication.adminServer(configuration: configuration, routes: routes, metrics: metrics, logger: logger)
             try admin?.start()
-            let signal = TerminationSignal.wait()
+            let signal = ProcessSignals.wait(reloadEvery: configuration.tls?.reloadInterval) { trigger in
+                server.reloadFiles(trigger)
+            }
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
             admin?.shutdown()
             server.shutdown()

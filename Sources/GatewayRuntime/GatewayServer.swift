@@ -90,6 +90,30 @@ public final class GatewayServer: Sendable {
         }
     }
 
+    /// Loads the TLS certificate, key and ticket keys again (on SIGHUP, or with `.interval`
+    /// only when a file changed since the last attempt), logs the outcome once and counts it in
+    /// `gateway_reloads_total`. A file that fails to load keeps the ones in use; connections
+    /// open across a reload keep working. Reads files: call it off the loops (the signal
+    /// thread does).
+    public func reloadFiles(_ trigger: ProcessSignals.ReloadTrigger) {
+        guard let tls = server?.tls else {
+            if trigger == .signal { logger.info("SIGHUP: no files to reload (no --tls-cert)") }
+            return
+        }
+        guard trigger == .signal || tls.filesChanged else { return }
+        let metadata: Logger.Metadata = ["trigger": .string(trigger.rawValue), "files": .string(tls.files.all.joined(separator: ","))]
+        do {
+            try tls.reload()
+            metrics.fileReload(files: "tls", outcome: "ok")
+            logger.info("reloaded the TLS certificate, key and ticket keys", metadata: metadata)
+        } catch {
+            metrics.fileReload(files: "tls", outcome: "failed")
+            logger.error(
+                "cannot reload the TLS files; keeping the ones in use",
+                metadata: metadata.merging(["error": .string(error.description)]) { $1 })
+        }
+    }
+
     /// Stops gracefully (see `HTTPServer.shutdown`). Calling it again does nothing.
     public func shutdown() {
         server?.shutdown()
@@ -117,8 +141,9 @@ public final class GatewayServer: Sendable {
         transport.offloadCompressionBytes = configuration.offloadCompressionBytes
         transport.http2 = HTTP2Configuration(enabled: configuration.http2, maxConcurrentStreams: configuration.http2MaxConcurrentStreams)
         if let tls = configuration.tls {
-            transport.tls = try TLSContext.server(
-                certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile, offersHTTP2: configuration.http2)
+            transport.tls = try TLSServerContext(
+                files: TLSServerFiles(certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile, ticketKeyFiles: tls.ticketKeyFiles),
+                offersHTTP2: configuration.http2)
         }
         if let origin = configuration.origin.url {
             let endpoint: OriginEndpoint

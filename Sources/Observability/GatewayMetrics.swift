@@ -117,6 +117,12 @@ public final class GatewayMetrics: Sendable {
         }
     }
 
+    /// Counts one reload of the process's files: `files` names them (`tls`), `outcome` is `ok`
+    /// or `failed` (the files in use stay).
+    package func fileReload(files: String, outcome: String) {
+        counter("gateway_reloads_total", [("files", files), ("outcome", outcome)]).increment()
+    }
+
     /// The Prometheus text exposition (format 0.0.4) of every metric.
     public func render() -> [UInt8] {
         var buffer: [UInt8] = []

@@ -73,6 +73,9 @@ public final class HTTPServer: Sendable {
     /// Requests read but not answered yet.
     public var inFlight: Int { core.inFlight.load(ordering: .relaxed) }
 
+    /// The public listener's TLS context, which `TLSServerContext.reload` renews; nil for HTTP.
+    public var tls: TLSServerContext? { core.configuration.tls }
+
     /// Binds the port and starts every loop. Returns once the server accepts connections.
     ///
     /// - Parameter attach: called once per loop, in order, before the loops start: what to

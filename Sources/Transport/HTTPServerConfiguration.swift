@@ -30,7 +30,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Bodies at least this large are compressed off the loop thread.
     public var offloadCompressionBytes = 64 * 1024
     /// Serve HTTPS with this context; nil serves plain HTTP.
-    public var tls: TLSContext?
+    public var tls: TLSServerContext?
     /// HTTP/2 beside HTTP/1.1: off unless a server asks for it.
     public var http2 = HTTP2Configuration()
     /// Each loop's origin client: its limits, and the client TLS context for https origins
@@ -42,7 +42,7 @@ public struct HTTPServerConfiguration: Sendable {
 }
 
 /// HTTP/2 (RFC 9113) on a server's connections: with TLS, when ALPN chose `h2` (the context
-/// must offer it: `TLSContext.server(certificateFile:privateKeyFile:offersHTTP2:)`); without,
+/// must offer it: `TLSServerContext(files:offersHTTP2:)`); without,
 /// when a connection opens with the HTTP/2 preface (h2c with prior knowledge). `Upgrade: h2c`
 /// is not supported (RFC 9113 deprecates it).
 public struct HTTP2Configuration: Sendable {

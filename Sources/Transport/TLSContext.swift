@@ -1,4 +1,5 @@
 import COpenSSL
+import CTicketKeys
 import Foundation
 
 /// An OpenSSL `SSL_CTX`, set up once and then only read: OpenSSL allows `SSL_new` on a
@@ -25,14 +26,17 @@ public final class TLSContext: @unchecked Sendable {
     }
 
     /// A server context presenting `certificateFile` (PEM chain) with `privateKeyFile`.
-    /// Sessions resume from tickets and are not stored in the process (an idle connection's
-    /// session would otherwise stay in OpenSSL's cache). ALPN answers `h2` when
+    /// Sessions resume from tickets sealed with `ticketKeys` (the first encrypts, all decrypt)
+    /// and are not stored in the process (an idle connection's session would otherwise stay in
+    /// OpenSSL's cache). ALPN answers `h2` when
     /// `offersHTTP2` and the client offers it, else `http/1.1`. TLS 1.2 is limited to ECDHE
     /// with AEAD ciphers (RFC 9113 §9.2.2 blocks the rest for HTTP/2, and they are weak anyway);
     /// TLS 1.3 keeps OpenSSL's suites; no early data (0-RTT could replay a write).
     ///
     /// - Throws: `TransportError` when either file cannot be loaded or they do not match.
-    public static func server(certificateFile: String, privateKeyFile: String, offersHTTP2: Bool = false) throws(TransportError) -> TLSContext {
+    static func server(
+        certificateFile: String, privateKeyFile: String, ticketKeys: TLSTicketKeys, offersHTTP2: Bool
+    ) throws(TransportError) -> TLSContext {
         let tls = try TLSContext(method: TLS_server_method())
         guard SSL_CTX_use_certificate_chain_file(tls.context, certificateFile) == 1,
             SSL_CTX_use_PrivateKey_file(tls.context, privateKeyFile, SSL_FILETYPE_PEM) == 1,
@@ -41,6 +45,10 @@ public final class TLSContext: @unchecked Sendable {
             throw TransportError("cannot load TLS certificate \(certificateFile) and key \(privateKeyFile): \(TLSContext.lastError())")
         }
         copenssl_ctx_sessions_not_stored(tls.context)
+        let installed = ticketKeys.bytes.withUnsafeBufferPointer { bytes in
+            gateway_ctx_set_ticket_keys(tls.context, bytes.baseAddress, ticketKeys.count)
+        }
+        guard installed == 1 else { throw TransportError("cannot install the TLS session ticket keys: \(TLSContext.lastError())") }
         copenssl_ctx_select_alpn(tls.context, offersHTTP2 ? 1 : 0)
         guard SSL_CTX_set_cipher_list(tls.context, "ECDHE+AESGCM:ECDHE+CHACHA20") == 1 else {
             throw TransportError("cannot limit the TLS 1.2 ciphers: \(TLSContext.lastError())")

@@ -89,13 +89,21 @@ public struct GatewayConfiguration: Sendable {
     }
 }
 
-/// The files of the server's TLS certificate chain and private key (PEM).
+/// The files of the server's TLS certificate chain and private key (PEM), its session ticket
+/// keys, and how often they are checked for changes.
 public struct TLSConfiguration: Sendable, Equatable {
     public var certificateFile: String
     public var privateKeyFile: String
+    /// 80-byte session ticket keys (nginx's `ssl_session_ticket_key` format), the first sealing
+    /// new tickets; empty: a random key per process.
+    public var ticketKeyFiles: [String]
+    /// How often the files are checked and reloaded when changed; nil: only on SIGHUP.
+    public var reloadInterval: Duration?
 
-    public init(certificateFile: String, privateKeyFile: String) {
+    public init(certificateFile: String, privateKeyFile: String, ticketKeyFiles: [String] = [], reloadInterval: Duration? = nil) {
         self.certificateFile = certificateFile
         self.privateKeyFile = privateKeyFile
+        self.ticketKeyFiles = ticketKeyFiles
+        self.reloadInterval = reloadInterval
     }
 }

@@ -68,6 +68,9 @@ import Testing
             (["--admin-port", "9901"], "--admin-port needs an admin token"),
             (["--admin-port", "9901", "--admin-token", "short"], "The admin token must be at least 16 characters."),
             (["--metrics-on-admin"], "--metrics-on-admin needs --admin-port."),
+            (["--tls-ticket-key-file", "/run/secrets/ticket"], "--tls-ticket-key-file and --tls-reload-interval need --tls-cert and --tls-key."),
+            (["--tls-reload-interval", "5"], "--tls-ticket-key-file and --tls-reload-interval need --tls-cert and --tls-key."),
+            (["--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-reload-interval=-1"], "--tls-reload-interval must be 0 to 86400 seconds."),
         ] {
             #expect(throws: (any Error).self) { try GatewayCommand.parse(arguments) }
             do {
