@@ -12,10 +12,11 @@ public struct RateLimitFields: Sendable {
     public let policyName: String
     /// `"reads";q=600;w=60`.
     public let policyValue: String
-    /// The whole `RateLimit-Policy` line with its CRLF.
-    public let policyLine: [UInt8]
-    /// `RateLimit: "reads";r=`: then `remaining`, `;t=`, `resetSeconds` and CRLF.
-    public let ratePrefix: [UInt8]
+    /// The `RateLimit-Policy` field in both forms.
+    public let policyField: StoredFields
+    /// `"reads";r=`: the `RateLimit` value then goes on with `remaining`, `;t=` and
+    /// `resetSeconds`.
+    public let rateValuePrefix: [UInt8]
     public let allowed: Bool
     public let remaining: Int
     public let resetSeconds: Int
@@ -23,13 +24,13 @@ public struct RateLimitFields: Sendable {
     public let retryAfterSeconds: Int
 
     public init(
-        policyName: String, policyValue: String, policyLine: [UInt8], ratePrefix: [UInt8], allowed: Bool, remaining: Int, resetSeconds: Int,
+        policyName: String, policyValue: String, policyField: StoredFields, rateValuePrefix: [UInt8], allowed: Bool, remaining: Int, resetSeconds: Int,
         retryAfterSeconds: Int
     ) {
         self.policyName = policyName
         self.policyValue = policyValue
-        self.policyLine = policyLine
-        self.ratePrefix = ratePrefix
+        self.policyField = policyField
+        self.rateValuePrefix = rateValuePrefix
         self.allowed = allowed
         self.remaining = remaining
         self.resetSeconds = resetSeconds
@@ -40,15 +41,18 @@ public struct RateLimitFields: Sendable {
     public var rateValue: String { "\"\(policyName)\";r=\(remaining);t=\(resetSeconds)" }
 
     private static let resetInfix: [UInt8] = Array(";t=".utf8)
+    private static let rateName = StoredFieldName("RateLimit")
 
-    /// Appends both field lines to a response head. Allocates nothing once `head` has room.
-    public func append(to head: inout [UInt8]) {
-        head.append(contentsOf: policyLine)
-        head.append(contentsOf: ratePrefix)
-        ResponseHeadWriter.appendDecimal(remaining, to: &head)
-        head.append(contentsOf: Self.resetInfix)
-        ResponseHeadWriter.appendDecimal(resetSeconds, to: &head)
-        head.append(contentsOf: ResponseHeadWriter.crlf)
+    /// Appends both fields to a stored answer, in its form. Allocates nothing once the head
+    /// has room.
+    public func append(to answer: inout StoredAnswer) {
+        answer.append(policyField)
+        answer.beginField(Self.rateName)
+        answer.appendValue(rateValuePrefix)
+        answer.appendValueDecimal(remaining)
+        answer.appendValue(Self.resetInfix)
+        answer.appendValueDecimal(resetSeconds)
+        answer.endField()
     }
 
     /// Sets both fields on a routed answer.

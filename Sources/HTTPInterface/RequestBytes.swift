@@ -64,14 +64,18 @@ public struct RequestBytes {
     }
 }
 
-/// What a stored-answer handler writes: the status line and its fields into the transport's
-/// reused head buffer, and the stored body. The transport adds `X-Request-ID`, `Date`,
-/// `Content-Length` and `Connection`, then writes head and body as they are.
+/// What a stored-answer handler writes: the status and fields into the transport's reused
+/// head buffer, in the transport's `form` (HTTP/1.1 lines after a status line, or HTTP/2
+/// field pairs), and the stored body. Handlers write fields only through `append` and
+/// `beginField`…`endField`, which write either form. The transport adds `X-Request-ID`,
+/// `Date`, `Content-Length` (and `Connection` on HTTP/1.1), then writes head and body as
+/// they are.
 public struct StoredAnswer {
-    /// Starts empty; the handler appends the status line and fields.
+    /// Starts empty; the handler appends the status line (HTTP/1.1) and fields.
     public var head: [UInt8]
     public var body: [UInt8] = []
-    /// For metrics and the access log.
+    /// The status (HTTP/2 takes it from here; HTTP/1.1's is in the status line too), for
+    /// metrics and the access log.
     public var status = 200
     /// A cache hit (the access log says `cache=hit`), not a fixed answer such as health.
     public var fromCache = false
@@ -81,46 +85,84 @@ public struct StoredAnswer {
     public var file: (any FileBody)?
     /// Whether the connection can send a file (`sendfile`): plain TCP, not TLS.
     public let filesAllowed: Bool
+    /// The form `head` is written in.
+    public let form: StoredFieldForm
     /// What a handler that declined had already worked out (the parsed request, its cache
     /// key, what the cache held): the transport hands it to the route's handler
     /// (`RequestRouting.storedProbe`), so a miss is not parsed and looked up twice. Only a
     /// declining handler sets it (it may allocate); an answer never does.
     public var declined: (any Sendable)?
+    /// Where the value of the field begun last starts, and (HTTP/2) where its length goes.
+    @usableFromInline var valueStart = 0
+    @usableFromInline var valueLengthAt = 0
 
-    package init(head: [UInt8], filesAllowed: Bool) {
+    package init(head: [UInt8], filesAllowed: Bool, form: StoredFieldForm = .http1) {
         self.head = head
         self.filesAllowed = filesAllowed
+        self.form = form
     }
 
-    /// Appends `bytes`.
+    /// Appends `fields` in this answer's form.
     @inlinable
-    public mutating func append(_ bytes: [UInt8]) {
+    public mutating func append(_ fields: StoredFields) {
+        head.append(contentsOf: fields.bytes(form))
+    }
+
+    /// Starts a field whose value follows (`appendValue`, `appendValueDecimal`) up to
+    /// `endField`.
+    @inlinable
+    public mutating func beginField(_ name: StoredFieldName) {
+        // HTTP/2: the value's length goes after the name's two bytes, when the field ends.
+        valueLengthAt = head.count + 2
+        head.append(contentsOf: form == .http2 ? name.http2 : name.http1)
+        valueStart = head.count
+    }
+
+    @inlinable
+    public mutating func appendValue(_ bytes: [UInt8]) {
         head.append(contentsOf: bytes)
     }
 
-    /// Appends the `X-Request-ID` line of the answer to `request`: the client's id when
+    @inlinable
+    public mutating func appendValue(_ bytes: UnsafeRawBufferPointer) {
+        head.append(contentsOf: bytes)
+    }
+
+    /// Appends a non-negative number in decimal to the value.
+    @inlinable
+    public mutating func appendValueDecimal(_ value: Int) {
+        ResponseHeadWriter.appendDecimal(value, to: &head)
+    }
+
+    /// Ends the field begun last: CRLF, or the value's length in the pair.
+    @inlinable
+    public mutating func endField() {
+        if form == .http2 {
+            let length = head.count - valueStart
+            precondition(length <= 0xFFFF, "a header field over 64 KiB")
+            head[valueLengthAt] = UInt8(truncatingIfNeeded: length >> 8)
+            head[valueLengthAt + 1] = UInt8(truncatingIfNeeded: length)
+        } else {
+            head.append(contentsOf: ResponseHeadWriter.crlf)
+        }
+    }
+
+    /// Appends the `X-Request-ID` field of the answer to `request`: the client's id when
     /// ``RequestID`` accepts it, else a new one. The transport's, after the handler answered;
     /// returns where the id lies in ``head`` (for the access log).
     package mutating func appendRequestID(for request: RequestBytes) -> Range<Int> {
-        head.append(contentsOf: Self.requestIDName)
-        let start = head.count
+        beginField(Self.requestIDName)
         if let id = request.acceptableRequestID {
             head.append(contentsOf: id)
         } else {
             RequestID.appendGenerated(to: &head)
         }
-        let range = start..<head.count
-        head.append(contentsOf: ResponseHeadWriter.crlf)
+        let range = valueStart..<head.count
+        endField()
         return range
     }
 
-    private static let requestIDName: [UInt8] = Array("X-Request-ID: ".utf8)
-
-    /// Appends a non-negative number in decimal.
-    @inlinable
-    public mutating func appendDecimal(_ value: Int) {
-        ResponseHeadWriter.appendDecimal(value, to: &head)
-    }
+    private static let requestIDName = StoredFieldName("X-Request-ID")
 }
 
 /// A response body that lies in an open file: the transport sends it with `sendfile` from

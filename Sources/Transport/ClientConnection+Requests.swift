@@ -72,7 +72,7 @@ extension ClientConnection {
             }
             // The per-request fields: the client's id or a new one, then Date and length.
             idRange = answer.appendRequestID(for: request)
-            routing.rateLimit?.append(to: &answer.head)
+            routing.rateLimit?.append(to: &answer)
             return true
         }
         guard answered else {
@@ -86,7 +86,7 @@ extension ClientConnection {
             server.head = answer.head
             return true
         }
-        answer.append(server.currentDateField())
+        answer.head.append(contentsOf: server.currentDateField())
         let bodyLength = answer.file?.bodyLength ?? answer.body.count
         let sendsBody = framing.appendEnd(status: answer.status, isHeadRequest: isHead, bodyLength: bodyLength, to: &answer.head)
         let outcome: WriteOutcome

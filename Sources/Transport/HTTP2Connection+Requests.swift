@@ -96,7 +96,7 @@ extension HTTP2Connection {
         let isHead = method.equals("HEAD", in: bytes)
         guard isHead || method.equals("GET", in: bytes) else { return false }
         let started = ContinuousClock.now
-        var answer = StoredAnswer(head: server.head, filesAllowed: false)
+        var answer = StoredAnswer(head: server.head, filesAllowed: false, form: .http2)
         server.head = []
         answer.head.removeAll(keepingCapacity: true)
         let request = RequestBytes(buffer: bytes, head: message.head)
@@ -106,14 +106,13 @@ extension HTTP2Connection {
             server.head = answer.head
             return false
         }
-        // The request id and the RateLimit fields as HTTP/1.1 lines, as HTTP/1.1 writes them;
-        // strings are made only for the log.
+        // The request id and the RateLimit fields, as pairs like the handler's.
         let idRange = answer.appendRequestID(for: request)
-        routing.rateLimit?.append(to: &answer.head)
+        routing.rateLimit?.append(to: &answer)
         var block = server.http2Block
         server.http2Block = HTTP2HeaderBlock()
         block.start(status: answer.status)
-        block.add(http1Head: answer.head)
+        block.add(pairs: answer.head)
         let bodyLength = answer.body.count
         submit(stream, block: &block, body: isHead ? [] : answer.body, contentLength: bodyLength, status: answer.status)
         server.http2Block = block

@@ -36,7 +36,7 @@ struct HTTP2HeaderBlock {
         let nameStart = bytes.count
         for byte in name { bytes.append(byte >= 65 && byte <= 90 ? byte | 0x20 : byte) }
         let valueStart = bytes.count
-        if filtered && Self.isLeftOut(bytes[nameStart..<valueStart]) {
+        if filtered && HTTP2FieldPairs.isLeftOut(bytes[nameStart..<valueStart]) {
             bytes.removeSubrange(nameStart...)
             return
         }
@@ -44,25 +44,15 @@ struct HTTP2HeaderBlock {
         fields.append((nameStart..<valueStart, valueStart..<bytes.count))
     }
 
-    /// Adds the fields of an HTTP/1.1 head (`Name: value` lines after the status line), as a
-    /// stored answer writes them.
-    mutating func add(http1Head head: [UInt8]) {
-        var index = 0
-        // Past the status line.
-        while index + 1 < head.count, !(head[index] == 13 && head[index + 1] == 10) { index += 1 }
-        index += 2
-        while index < head.count {
-            var end = index
-            while end + 1 < head.count, !(head[end] == 13 && head[end + 1] == 10) { end += 1 }
-            if end + 1 >= head.count { end = head.count }
-            if end > index, let colon = head[index..<end].firstIndex(of: UInt8(ascii: ":")) {
-                var valueStart = colon + 1
-                while valueStart < end, head[valueStart] == 32 || head[valueStart] == 9 { valueStart += 1 }
-                var valueEnd = end
-                while valueEnd > valueStart, head[valueEnd - 1] == 32 || head[valueEnd - 1] == 9 { valueEnd -= 1 }
-                add(name: head[index..<colon], value: head[valueStart..<valueEnd])
-            }
-            index = end + 2
+    /// Adds a stored answer's fields (`HTTP2FieldPairs`: lowercase, filtered when made) as
+    /// they are.
+    mutating func add(pairs: [UInt8]) {
+        HTTP2FieldPairs.forEach(in: pairs) { name, value in
+            let nameStart = bytes.count
+            bytes.append(contentsOf: pairs[name])
+            let valueStart = bytes.count
+            bytes.append(contentsOf: pairs[value])
+            fields.append((nameStart..<valueStart, valueStart..<bytes.count))
         }
     }
 
@@ -82,16 +72,4 @@ struct HTTP2HeaderBlock {
     }
 
     private static let statusName = Array(":status".utf8)
-
-    /// Connection-specific fields and `content-length`, by lowercase name.
-    private static func isLeftOut(_ name: ArraySlice<UInt8>) -> Bool {
-        switch name.count {
-        case 7: return name.elementsEqual("upgrade".utf8)
-        case 10: return name.elementsEqual("connection".utf8) || name.elementsEqual("keep-alive".utf8)
-        case 14: return name.elementsEqual("content-length".utf8)
-        case 16: return name.elementsEqual("proxy-connection".utf8)
-        case 17: return name.elementsEqual("transfer-encoding".utf8)
-        default: return false
-        }
-    }
 }

@@ -12,10 +12,5 @@ enum HealthHandler {
     }()
 
     /// The status line and fields of `response`, laid out once for the stored-answer path.
-    static let storedHead: [UInt8] = {
-        var head: [UInt8] = []
-        ResponseHeadWriter.appendStatusLine(response.status, to: &head)
-        for field in response.headers { ResponseHeadWriter.appendField(field.name, field.value, to: &head) }
-        return head
-    }()
+    static let storedHead = StoredFields(status: response.status, fields: response.headers.map { ($0.name, $0.value) })
 }

@@ -165,11 +165,14 @@ public final class ProductReads: Sendable {
         let notModified = request.header("if-none-match").map { page.matches(ifNoneMatch: $0) } ?? false
         let secondsLeft = Self.secondsLeft(page, now)
         answer.append(page.heads.head(gzip: gzip, notModified: notModified))
-        answer.append(Self.cacheControlPrefix)
-        answer.appendDecimal(secondsLeft)
-        answer.append(Self.cacheStatusHitPrefix)
-        answer.appendDecimal(secondsLeft)
-        answer.append(Self.lineEnd)
+        answer.beginField(Self.cacheControlName)
+        answer.appendValue(Self.cacheControlPrefix)
+        answer.appendValueDecimal(secondsLeft)
+        answer.endField()
+        answer.beginField(Self.cacheStatusName)
+        answer.appendValue(Self.cacheStatusHitPrefix)
+        answer.appendValueDecimal(secondsLeft)
+        answer.endField()
         answer.status = notModified ? 304 : 200
         answer.fromCache = true
         if !notModified {
@@ -178,9 +181,10 @@ public final class ProductReads: Sendable {
         }
     }
 
-    private static let cacheControlPrefix: [UInt8] = Array("Cache-Control: public, max-age=".utf8)
-    private static let cacheStatusHitPrefix: [UInt8] = Array("\r\nCache-Status: \(CacheStatus.name); hit; ttl=".utf8)
-    private static let lineEnd: [UInt8] = Array("\r\n".utf8)
+    private static let cacheControlName = StoredFieldName("Cache-Control")
+    private static let cacheControlPrefix: [UInt8] = Array("public, max-age=".utf8)
+    private static let cacheStatusName = StoredFieldName("Cache-Status")
+    private static let cacheStatusHitPrefix: [UInt8] = Array("\(CacheStatus.name); hit; ttl=".utf8)
 
     /// What the stored answer worked out for a request before it declined: the parsed
     /// request, its locale and key, and what the cache held then.

@@ -127,10 +127,12 @@ public final class ImageReads: Sendable {
     }
 
     /// The fields every stored hit carries besides the image's own.
-    private static let memoryHitFields: [UInt8] = Array(
-        "Cache-Control: \(cacheControl)\r\nCache-Status: \(CacheStatus.hit(detail: "memory"))\r\nVary: Accept\r\n".utf8)
-    private static let diskHitFields: [UInt8] = Array(
-        "Cache-Control: \(cacheControl)\r\nCache-Status: \(CacheStatus.hit(detail: "disk"))\r\nVary: Accept\r\n".utf8)
+    private static let memoryHitFields = StoredFields(fields: [
+        ("Cache-Control", cacheControl), ("Cache-Status", CacheStatus.hit(detail: "memory")), ("Vary", "Accept"),
+    ])
+    private static let diskHitFields = StoredFields(fields: [
+        ("Cache-Control", cacheControl), ("Cache-Status", CacheStatus.hit(detail: "disk")), ("Vary", "Accept"),
+    ])
 
     /// An allowed width from `?w=`'s bytes: 1 to 5 digits naming one of `allowed`; nil
     /// otherwise.

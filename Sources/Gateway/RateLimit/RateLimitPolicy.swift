@@ -21,10 +21,10 @@ enum RateLimitKind: Int, CaseIterable, Sendable {
 struct RateLimitPolicy: Sendable {
     let kind: RateLimitKind
     let rule: RateRule
-    /// The whole `RateLimit-Policy` line with its CRLF.
-    let policyLine: [UInt8]
-    /// `RateLimit: "reads";r=`; then `r`, `;t=`, `t` and CRLF.
-    let ratePrefix: [UInt8]
+    /// The `RateLimit-Policy` field in both forms.
+    let policyField: StoredFields
+    /// `"reads";r=`; then `r`, `;t=` and `t`.
+    let rateValuePrefix: [UInt8]
     /// `"reads";q=600;w=60`.
     let policyValue: String
 
@@ -32,8 +32,8 @@ struct RateLimitPolicy: Sendable {
         self.kind = kind
         self.rule = rule
         policyValue = Self.policyValue(kind, rule)
-        policyLine = Array("RateLimit-Policy: \(policyValue)\r\n".utf8)
-        ratePrefix = Array("RateLimit: \"\(kind.name)\";r=".utf8)
+        policyField = StoredFields(fields: [("RateLimit-Policy", policyValue)])
+        rateValuePrefix = Array("\"\(kind.name)\";r=".utf8)
     }
 
     /// `"reads";q=600;w=60`.
@@ -44,7 +44,7 @@ struct RateLimitPolicy: Sendable {
     /// What `decision` puts on the answer. Copies no bytes.
     func fields(_ decision: CellRate.Decision) -> RateLimitFields {
         RateLimitFields(
-            policyName: kind.name, policyValue: policyValue, policyLine: policyLine, ratePrefix: ratePrefix, allowed: decision.allowed,
+            policyName: kind.name, policyValue: policyValue, policyField: policyField, rateValuePrefix: rateValuePrefix, allowed: decision.allowed,
             remaining: decision.remaining, resetSeconds: decision.resetSeconds, retryAfterSeconds: decision.retryAfterSeconds)
     }
 }
