@@ -130,11 +130,18 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
 
     /// Sends the server's SETTINGS, takes the bytes the HTTP/1.1 connection read, and starts
     /// reading. On the loop thread, once.
+    ///
+    /// `SETTINGS_NO_RFC7540_PRIORITIES` puts the session on RFC 9218's priorities: answers of
+    /// one urgency that are not incremental (the default, `u=3`) go out one after the other in
+    /// the order they became ready, instead of round-robin in 16 KB frames, so on a slow link
+    /// a screen's images complete one by one rather than all at its end. A client's
+    /// `priority` field and PRIORITY_UPDATE frames change that per stream.
     func begin(initial: UnsafeRawBufferPointer) {
         let configuration = server.core.configuration
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(configuration.http2.maxConcurrentStreams)),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(configuration.requestLimits.maxHeadBytes)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
         ]
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else { return tearDown() }
         event_add(readEvent, nil)

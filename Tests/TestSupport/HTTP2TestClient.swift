@@ -54,6 +54,8 @@ public final class HTTP2TestClient: @unchecked Sendable {
     public private(set) var rawResets: [Int32: UInt32] = [:]
     /// Raw mode: DATA bytes received per stream.
     public private(set) var rawDataBytes: [Int32: Int] = [:]
+    /// The stream of every DATA frame received, in order.
+    public private(set) var dataFrameStreams: [Int32] = []
     /// The socket ended (EOF or error).
     public private(set) var ended = false
     /// Raw mode: the server's bytes are parsed here, not by the session.
@@ -92,7 +94,9 @@ public final class HTTP2TestClient: @unchecked Sendable {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
             let client = HTTP2TestClient.from(user)
             let header = frame!.pointee.hd
-            if header.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+            if header.type == UInt8(NGHTTP2_DATA.rawValue) {
+                client.dataFrameStreams.append(header.stream_id)
+            } else if header.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
                 client.goaway = (frame!.pointee.goaway.last_stream_id, frame!.pointee.goaway.error_code)
             } else if header.type == UInt8(NGHTTP2_SETTINGS.rawValue), header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 {
                 let settings = frame!.pointee.settings
@@ -167,14 +171,17 @@ public final class HTTP2TestClient: @unchecked Sendable {
         try flush()
     }
 
-    /// Sends what the session has queued.
+    /// Sends what the session has queued, in one write (as a client's event loop sends what
+    /// one turn made: the requests submitted together arrive together).
     public func flush() throws {
+        var pending: [UInt8] = []
         while true {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
-            guard count > 0 else { return }
-            try writeAll(UnsafeRawBufferPointer(start: data, count: count))
+            guard count > 0 else { break }
+            pending.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
         }
+        try pending.withUnsafeBytes { try writeAll($0) }
     }
 
     /// Writes raw bytes (frames made by hand) to the socket.

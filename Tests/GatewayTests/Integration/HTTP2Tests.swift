@@ -93,6 +93,44 @@ extension IntegrationTests {
             }
         }
 
+        /// Answers ready together go out one after the other (RFC 9218: the default urgency,
+        /// not incremental), not round-robin in 16 KB frames, so on a slow link each completes
+        /// as early as it can; a `priority` field moves a stream ahead.
+        @Test func answersGoOutOneAfterTheOtherByPriority() async throws {
+            try await ReadPathHarness.with(generation: .v1) { harness in
+                let port = harness.port
+                let paths = (97...100).map { "/v1/products?page=1&pageSize=\($0)" }
+                let (warm, plain, prioritised, settings) = try await offPool {
+                    let client = try HTTP2TestClient(port: port)
+                    let warm = try client.send(paths.map { .init("GET", $0) })
+                    let before = client.dataFrameStreams.count
+                    let plain = try client.send(paths.map { .init("GET", $0) })
+                    let plainOrder = Array(client.dataFrameStreams[before...])
+                    let middle = client.dataFrameStreams.count
+                    // The last request asks for the highest urgency.
+                    let requests = paths.enumerated().map { index, path in
+                        HTTP2TestClient.Request("GET", path, headers: index == 3 ? [("priority", "u=0")] : [])
+                    }
+                    let prioritised = try client.send(requests)
+                    return (warm, (plain, plainOrder), (prioritised, Array(client.dataFrameStreams[middle...])), client.serverSettings)
+                }
+                #expect(settings[9] == 1, "SETTINGS_NO_RFC7540_PRIORITIES")
+                #expect(warm.map(\.status) == [200, 200, 200, 200])
+                // Each answer spans at least two DATA frames.
+                #expect(plain.0.map { $0.header("cache-status")?.contains("hit") } == [true, true, true, true])
+                #expect(plain.0.map { $0.body.count > 16_384 } == [true, true, true, true], "\(plain.0.map(\.body.count))")
+                #expect(plain.0.map(\.body) == warm.map(\.body))
+                func runs(_ streams: [Int32]) -> [Int32] {
+                    streams.reduce(into: []) { runs, stream in if runs.last != stream { runs.append(stream) } }
+                }
+                // Streams 9, 11, 13, 15 on this connection (after 1–7): whole, in order.
+                #expect(runs(plain.1) == [9, 11, 13, 15])
+                #expect(plain.1.count >= 8)
+                #expect(prioritised.0.map(\.status) == [200, 200, 200, 200])
+                #expect(runs(prioritised.1) == [23, 17, 19, 21])
+            }
+        }
+
         /// A connection that idles past a second gives its session's frame buffer back
         /// (its pages); the next streams on it are served as before.
         @Test func aConnectionThatIdledStillServes() async throws {
