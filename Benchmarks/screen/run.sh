@@ -39,6 +39,7 @@
 #   RUNS=5 PROFILES=4G Benchmarks/screen/run.sh
 #   GATEWAY_BIN=path Benchmarks/screen/run.sh # another build (demo-origin beside it, or DEMO_ORIGIN_BIN)
 #   SAVE=file Benchmarks/screen/run.sh        # also keep every session's JSON line in file
+#   GATEWAY_LOG_LEVEL=info LOGS=file Benchmarks/screen/run.sh  # keep the gateways' logs (access lines)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
@@ -105,7 +106,7 @@ stop() {
 # $1 profile, $2 protocol (h2 or h1), $3 run number.
 one_run() {
     local cache="$WORK/cache-$1-$2-$3"
-    start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level warning --cache-dir "$cache" \
+    start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level "${GATEWAY_LOG_LEVEL:-warning}" --cache-dir "$cache" \
         --origin "http://127.0.0.1:$O" --list-ttl 3600 --detail-ttl 3600 \
         --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem"
     for _ in $(seq 100); do curl -kfs -o /dev/null "https://127.0.0.1:$G/healthz" && break; sleep 0.1; done
@@ -117,6 +118,7 @@ one_run() {
         echo "  $("$PY" "$HERE/report.py" line <"$WORK/session.json")"
     done
     stop "$GATEWAY_PID"
+    { echo "== $1 $2 run $3"; cat "$WORK/gateway.log"; } >>"$WORK/gateways.log"
     rm -rf "$cache"
 }
 
@@ -139,5 +141,6 @@ done
 
 "$PY" "$HERE/report.py" table "$WORK/results.jsonl"
 [ -n "${SAVE:-}" ] && cp "$WORK/results.jsonl" "$SAVE"
+[ -n "${LOGS:-}" ] && cp "$WORK/gateways.log" "$LOGS"
 echo
 echo "took $(($(date +%s) - start)) s"

@@ -84,9 +84,9 @@ public struct GatewayConfiguration: Sendable {
         return max(16, Int(min(limit.rlim_cur, 1 << 20)) - reservedDescriptors)
     }
 
-    public static var defaultThreads: Int {
-        max(1, ProcessInfo.processInfo.activeProcessorCount)
-    }
+    /// The CPUs the process may use (`ProcessorBudget`): its affinity mask, lowered to a
+    /// cgroup CPU quota. Read once.
+    public static let defaultThreads: Int = ProcessorBudget.count()
 }
 
 /// The files of the server's TLS certificate chain and private key (PEM), its session ticket

@@ -10,7 +10,7 @@ struct ServerOptions: ConfigurationOptions {
     @Option(help: "Port to listen on; 0 picks a free port. (env: GATEWAY_PORT)")
     var port: Int = 8080
 
-    @Option(help: "Event loops, each with its own thread, all on one port. Default: the number of cores. (env: GATEWAY_THREADS)")
+    @Option(help: "Event loops, each with its own thread, all on one port. Default: the CPUs the process may use (its affinity mask, lowered to a cgroup CPU quota). (env: GATEWAY_THREADS)")
     var threads: Int = GatewayConfiguration.defaultThreads
 
     @Option(help: "Largest request body accepted, in bytes; larger ones get 413. (env: GATEWAY_MAX_BODY_BYTES)")

@@ -52,6 +52,20 @@ extension IntegrationTests {
             #expect(!log.contains("demo-origin"))
         }
 
+        /// By default the gateway runs one loop per CPU it may use: pinned to one CPU
+        /// (`taskset`, a container's cpuset), one loop, whatever the machine has.
+        @Test func defaultLoopsFollowTheCPUsItMayUse() async throws {
+            var environment = ProcessInfo.processInfo.environment
+            environment.removeValue(forKey: "GATEWAY_THREADS")
+            environment.merge(Self.cacheDirectory) { _, new in new }
+            environment.merge(["GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": "0", "GATEWAY_ORIGIN": "http://127.0.0.1:9"]) { _, new in new }
+            let gateway = try BuiltExecutable("gateway", environment: environment, launcher: ["/usr/bin/taskset", "-c", "0"])
+            let seen = Self.readUntilListening(gateway)
+            #expect(seen.contains("host=127.0.0.1 loops=1 port="))
+            gateway.signal(SIGTERM)
+            #expect(try await gateway.waitForExit() == 0)
+        }
+
         /// Without `--origin`, the gateway starts the demo origin on a loopback port, logs its
         /// URL, serves from it, and stops it after itself.
         @Test func withoutOriginRunsTheDemoOrigin() async throws {
