@@ -151,6 +151,101 @@ extension IntegrationTests {
             }
         }
 
+        /// Every write route over HTTP/1.1 on one gateway and over HTTP/2 on another, each with
+        /// a fresh demo origin, in the same order: JSON and multipart creates, an idempotent
+        /// create and its replay, an update, a delete, and the refusals (field errors, media
+        /// type, malformed JSON, no password, a bad id): the same statuses, fields and bodies
+        /// (problems alike but for their request ids), and the same requests at the origin.
+        @Test func everyWriteRouteAnswersAlikeOnBothProtocols() async throws {
+            struct Answer {
+                var status: Int
+                var fields: [String: String]
+                var body: [UInt8]
+            }
+            var form = Array("--XyZ\r\n".utf8)
+            for (name, value) in [("title", "Multipart 상품"), ("description", "폼으로"), ("price", "1000"), ("currency", "KRW"), ("stock", "5"), ("password", "pw")] {
+                form += Array("Content-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n--XyZ\r\n".utf8)
+            }
+            form += Array("Content-Disposition: form-data; name=\"images\"; filename=\"사진 1.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+            form += IntegrationTests.WritePath.png + Array("\r\n--XyZ--\r\n".utf8)
+            let json = [("content-type", "application/json")]
+            let writes: [(String, String, [(String, String)], [UInt8])] = [
+                ("POST", "/v1/products", json, IntegrationTests.WritePath.createJSON()),
+                ("POST", "/v1/products", [("content-type", "multipart/form-data; boundary=XyZ")], form),
+                ("POST", "/v1/products", json + [("idempotency-key", "k-1")], IntegrationTests.WritePath.createJSON(title: "once")),
+                ("POST", "/v1/products", json + [("idempotency-key", "k-1")], IntegrationTests.WritePath.createJSON(title: "once")),
+                ("PATCH", "/v1/products/3", json, Array(#"{"price":990000,"discountedPrice":99000,"password":"password"}"#.utf8)),
+                ("GET", "/v1/products/3", [], []),
+                ("DELETE", "/v1/products/128", json, Array(#"{"password":"pw1234"}"#.utf8)),
+                ("GET", "/v1/products/128", [], []),
+                ("POST", "/v1/products", json, Array(#"{"price":-1,"currency":"XXQ"}"#.utf8)),
+                ("POST", "/v1/products", [("content-type", "text/plain")], Array("hello".utf8)),
+                ("POST", "/v1/products", json, Array("{not json".utf8)),
+                ("PATCH", "/v1/products/3", json, Array(#"{"price":5}"#.utf8)),
+                ("DELETE", "/v1/products/abc", json, Array(#"{"password":"x"}"#.utf8)),
+            ]
+            let fields = Self.compared + ["idempotent-replayed"]
+            var answers: [[Answer]] = []
+            var originCounts: [[Int]] = []
+            for overHTTP2 in [false, true] {
+                try await ReadPathHarness.with { harness in
+                    let port = harness.port
+                    let got = try await offPool { () -> [Answer] in
+                        if overHTTP2 {
+                            let client = try HTTP2TestClient(port: port)
+                            return try writes.map { method, path, headers, body in
+                                let answer = try client.send([.init(method, path, headers: headers, body: body)])[0]
+                                return Answer(
+                                    status: answer.status, fields: Dictionary(uniqueKeysWithValues: fields.compactMap { name in answer.header(name).map { (name, $0) } }),
+                                    body: answer.body)
+                            }
+                        }
+                        let client = try RawHTTPClient(port: port)
+                        return try writes.map { method, path, headers, body in
+                            let answer = try client.request(method, path, headers: headers.map { "\($0.0): \($0.1)" }, body: body)
+                            return Answer(
+                                status: answer.status, fields: Dictionary(uniqueKeysWithValues: fields.compactMap { name in answer.header(name).map { (name, $0) } }),
+                                body: answer.body)
+                        }
+                    }
+                    answers.append(got)
+                    let counts = harness.origin.counts
+                    originCounts.append([counts.count("POST", "/item"), counts.count("PATCH", "/item/3"), counts.count("DELETE", "/item/128"), counts.total])
+                }
+            }
+            let (one, two) = (answers[0], answers[1])
+            #expect(one.map(\.status) == [201, 201, 201, 201, 200, 200, 200, 404, 400, 415, 400, 400, 400])
+            #expect(two.map(\.status) == one.map(\.status))
+            #expect(one[3].fields["idempotent-replayed"] == "true")
+            // Image URLs are sealed with a fresh nonce each time, and a create's registeredAt
+            // is the origin's clock: those are compared by shape, the rest exactly.
+            func normalised(_ body: [UInt8]) throws -> NSDictionary {
+                var object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+                for key in ["requestId", "traceId"] where object[key] != nil {
+                    object[key] = "present"
+                }
+                for key in ["thumbnails", "images"] {
+                    if let urls = object[key] as? [String] {
+                        #expect(urls.allSatisfy { $0.hasPrefix("/v1/images/") })
+                        object[key] = urls.count
+                    }
+                }
+                if let registered = object["registeredAt"] as? String {
+                    #expect(registered.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil)
+                    object["registeredAt"] = "present"
+                }
+                return NSDictionary(dictionary: object)
+            }
+            for (index, (first, second)) in zip(one, two).enumerated() {
+                let (method, path, _, _) = writes[index]
+                #expect(second.fields.filter { $0.key != "etag" } == first.fields.filter { $0.key != "etag" }, "\(method) \(path)")
+                #expect((second.fields["etag"] == nil) == (first.fields["etag"] == nil), "\(method) \(path)")
+                #expect(try normalised(second.body) == normalised(first.body), "\(method) \(path)")
+            }
+            #expect(originCounts[0] == [3, 1, 1, originCounts[0][3]])
+            #expect(originCounts[1] == originCounts[0])
+        }
+
         /// Writes over HTTP/2: a JSON create is created once, a body over the limit is 413
         /// (declared or not) and a head over it 431, and the connection goes on serving.
         @Test func writesAndTheirLimits() async throws {
