@@ -105,7 +105,11 @@ public struct StoredAnswer {
     /// Appends `fields` in this answer's form.
     @inlinable
     public mutating func append(_ fields: StoredFields) {
-        head.append(contentsOf: fields.bytes(form))
+        if form == .http2 {
+            head.append(contentsOf: fields.http2)
+        } else {
+            head.append(contentsOf: fields.http1)
+        }
     }
 
     /// Starts a field whose value follows (`appendValue`, `appendValueDecimal`) up to

@@ -164,7 +164,7 @@ public final class ProductReads: Sendable {
         let gzip = page.gzip != nil && AcceptEncoding.allowsGzip(bytes: request.header("accept-encoding"))
         let notModified = request.header("if-none-match").map { page.matches(ifNoneMatch: $0) } ?? false
         let secondsLeft = Self.secondsLeft(page, now)
-        answer.append(page.heads.head(gzip: gzip, notModified: notModified))
+        page.heads.append(gzip: gzip, notModified: notModified, to: &answer)
         answer.beginField(Self.cacheControlName)
         answer.appendValue(Self.cacheControlPrefix)
         answer.appendValueDecimal(secondsLeft)

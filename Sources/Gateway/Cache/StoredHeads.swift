@@ -4,7 +4,10 @@ import HTTPInterface
 /// The response heads of one stored entry, laid out once when the entry is made in both wire
 /// forms: status, `Content-Type`, `ETag`, `Content-Encoding` and the entry's fixed fields. A
 /// hit appends only what differs per request (freshness left, request id, Date, length).
-public struct StoredHeads: Sendable, Equatable {
+///
+/// A class: a hit copies its `CachedPage`, and one reference costs one retain where the
+/// eight arrays of a struct would cost eight.
+public final class StoredHeads: Sendable, Equatable {
     /// 200 (or the entry's status) with the identity body's fields.
     public let identity: StoredFields
     /// The same for the gzip body; nil without one.
@@ -28,14 +31,20 @@ public struct StoredHeads: Sendable, Equatable {
         notModifiedGzip = gzipETag.map { head(304, etag: $0, content: false, gzip: false) }
     }
 
-    /// The head for a full answer or a 304, in the chosen representation.
-    public func head(gzip useGzip: Bool, notModified isNotModified: Bool) -> StoredFields {
+    /// Appends the head for a full answer or a 304, in the chosen representation, to
+    /// `answer` in its wire form.
+    public func append(gzip useGzip: Bool, notModified isNotModified: Bool, to answer: inout StoredAnswer) {
         switch (useGzip, isNotModified) {
-        case (true, false): gzip ?? identity
-        case (true, true): notModifiedGzip ?? notModified
-        case (false, false): identity
-        case (false, true): notModified
+        case (true, false): answer.append(gzip ?? identity)
+        case (true, true): answer.append(notModifiedGzip ?? notModified)
+        case (false, false): answer.append(identity)
+        case (false, true): answer.append(notModified)
         }
+    }
+
+    public static func == (left: StoredHeads, right: StoredHeads) -> Bool {
+        left.identity == right.identity && left.gzip == right.gzip && left.notModified == right.notModified
+            && left.notModifiedGzip == right.notModifiedGzip
     }
 
     var byteCount: Int { identity.byteCount + (gzip?.byteCount ?? 0) + notModified.byteCount + (notModifiedGzip?.byteCount ?? 0) }

@@ -115,7 +115,7 @@ public final class ImageReads: Sendable {
             return false
         }
         let notModified = request.header("if-none-match").map { image.matches(ifNoneMatch: $0) } ?? false
-        answer.append(image.heads.head(gzip: false, notModified: notModified))
+        image.heads.append(gzip: false, notModified: notModified, to: &answer)
         answer.append(file == nil ? Self.memoryHitFields : Self.diskHitFields)
         answer.status = notModified ? 304 : 200
         answer.fromCache = true
