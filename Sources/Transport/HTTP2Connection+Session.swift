@@ -143,7 +143,6 @@ extension HTTP2Connection {
         output.append(header)
         output.append(shared: stream.answerBody, range: stream.answerOffset..<(stream.answerOffset + length))
         stream.answerOffset += length
-        if ssl != nil && frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 { output.markAnswerEnd() }
         return 0
     }
 }

@@ -272,15 +272,11 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     private func flush() {
         guard !output.isEmpty else { return disarmWrite() }
         if let ssl {
-            // One SSL_write up to each answer's end: OpenSSL ends a record there.
-            let (bytes, ends) = output.takeAll()
+            var bytes = output.takeAll()
             var offset = 0
-            var nextEnd = 0
             while offset < bytes.count {
-                while nextEnd < ends.count && ends[nextEnd] <= offset { nextEnd += 1 }
-                let stop = nextEnd < ends.count ? ends[nextEnd] : bytes.count
                 let written = bytes.withUnsafeBytes { raw in
-                    Int(SSL_write(ssl, raw.baseAddress! + offset, Int32(min(stop - offset, Int(Int32.max)))))
+                    Int(SSL_write(ssl, raw.baseAddress! + offset, Int32(min(bytes.count - offset, Int(Int32.max)))))
                 }
                 if written > 0 {
                     offset += written
@@ -296,7 +292,8 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
                     ERR_clear_error()
                     return tearDown()
                 }
-                output.restore(bytes[offset...], answerEnds: ends[nextEnd...].map { $0 - offset }[...])
+                bytes.removeFirst(offset)
+                bytes.withUnsafeBytes { output.append($0) }
                 return
             }
             return disarmWrite()

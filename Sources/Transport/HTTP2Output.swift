@@ -5,9 +5,7 @@ import Glibc
 /// copying (a stored answer's bytes, referenced, never copied into nghttp2 or here).
 ///
 /// Plain connections write it with one `writev` of many segments; TLS ones flatten it into
-/// records, ending a record where an answer ends (`markAnswerEnd`), so a client decrypts each
-/// answer's last bytes as soon as they arrive instead of with the next answer's first 16 KB.
-/// Value type; owned by one connection on its loop's thread.
+/// records. Value type; owned by one connection on its loop's thread.
 struct HTTP2Output {
     enum Segment {
         /// Bytes of this queue's own (frames).
@@ -30,11 +28,6 @@ struct HTTP2Output {
     private var firstOffset = 0
     /// Bytes queued and not yet written.
     private(set) var byteCount = 0
-    /// Where answers end, as counts of bytes appended since the queue was last emptied (TLS
-    /// connections mark them; plain ones do not).
-    private var answerEnds: [Int] = []
-    /// Bytes appended since the queue was last emptied.
-    private var appended = 0
 
     var isEmpty: Bool { byteCount == 0 }
 
@@ -42,7 +35,6 @@ struct HTTP2Output {
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         byteCount += bytes.count
-        appended += bytes.count
         if segments.count > first, case .owned(var last) = segments[segments.count - 1] {
             segments[segments.count - 1] = .owned([])
             last.append(contentsOf: bytes)
@@ -56,13 +48,7 @@ struct HTTP2Output {
     mutating func append(shared body: [UInt8], range: Range<Int>) {
         guard !range.isEmpty else { return }
         byteCount += range.count
-        appended += range.count
         segments.append(.shared(body, range))
-    }
-
-    /// Notes that an answer's last byte is the last one queued.
-    mutating func markAnswerEnd() {
-        if answerEnds.last != appended { answerEnds.append(appended) }
     }
 
     /// Calls `body` with the unwritten segments as `iovec`s (at most `limit` of them) and
@@ -77,11 +63,8 @@ struct HTTP2Output {
         }
     }
 
-    /// The unwritten bytes as one array (TLS writes them as records) with where answers end in
-    /// it (offsets, ascending, inside the array), and the queue emptied.
-    mutating func takeAll() -> (bytes: [UInt8], answerEnds: [Int]) {
-        let start = appended - byteCount
-        let ends = answerEnds.compactMap { $0 > start && $0 < appended ? $0 - start : nil }
+    /// The unwritten bytes as one array (TLS writes them as records), and the queue emptied.
+    mutating func takeAll() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(byteCount)
         for index in first..<segments.count {
@@ -92,14 +75,7 @@ struct HTTP2Output {
             }
         }
         removeAll()
-        return (bytes, ends)
-    }
-
-    /// Puts back what a write left of `takeAll`'s bytes, with its answer ends (offsets in
-    /// `rest`). The queue must be empty.
-    mutating func restore(_ rest: ArraySlice<UInt8>, answerEnds ends: ArraySlice<Int>) {
-        rest.withUnsafeBytes { append($0) }
-        answerEnds = ends.map { $0 }
+        return bytes
     }
 
     mutating func removeAll() {
@@ -107,8 +83,6 @@ struct HTTP2Output {
         first = 0
         firstOffset = 0
         byteCount = 0
-        answerEnds = []
-        appended = 0
     }
 
     private mutating func consume(_ written: Int) {
