@@ -1,5 +1,5 @@
 /// Byte classes of RFC 9110 and RFC 9112, as bit tables (no allocation, no branches).
-enum ASCII {
+package enum ASCII {
     static let cr: UInt8 = 0x0D
     static let lf: UInt8 = 0x0A
     static let space: UInt8 = 0x20
@@ -42,7 +42,7 @@ enum ASCII {
         }
     }
 
-    static func lower(_ byte: UInt8) -> UInt8 {
+    package static func lower(_ byte: UInt8) -> UInt8 {
         byte &- 0x41 < 26 ? byte | 0x20 : byte
     }
 

@@ -127,11 +127,6 @@ public struct StoredAnswer {
         head.append(contentsOf: bytes)
     }
 
-    @inlinable
-    public mutating func appendValue(_ bytes: UnsafeRawBufferPointer) {
-        head.append(contentsOf: bytes)
-    }
-
     /// Appends a non-negative number in decimal to the value.
     @inlinable
     public mutating func appendValueDecimal(_ value: Int) {

@@ -16,7 +16,7 @@ public enum StoredFieldForm: Sendable {
 public enum HTTP2FieldPairs {
     /// Appends `name` (lowercased) and `value` unless HTTP/2 does not carry the field.
     public static func append(name: String, value: String, to bytes: inout [UInt8]) {
-        let lowercase = Array(name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 })
+        let lowercase = lowercased(name)
         guard !isLeftOut(lowercase[...]) else { return }
         appendLength(lowercase.count, to: &bytes)
         appendLength(value.utf8.count, to: &bytes)
@@ -37,6 +37,11 @@ public enum HTTP2FieldPairs {
             guard index <= bytes.count else { return }
             body(nameStart..<valueStart, valueStart..<index)
         }
+    }
+
+    /// `name`'s bytes with ASCII letters in lower case, as HTTP/2 sends names.
+    static func lowercased(_ name: String) -> [UInt8] {
+        name.utf8.map(ASCII.lower)
     }
 
     @usableFromInline
@@ -80,12 +85,6 @@ public struct StoredFields: Sendable, Equatable {
         self.http2 = http2
     }
 
-    /// The bytes of `form`.
-    @inlinable
-    public func bytes(_ form: StoredFieldForm) -> [UInt8] {
-        form == .http2 ? http2 : http1
-    }
-
     public var byteCount: Int { http1.count + http2.count }
 }
 
@@ -99,7 +98,7 @@ public struct StoredFieldName: Sendable {
 
     public init(_ name: String) {
         http1 = Array("\(name): ".utf8)
-        let lowercase = name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
+        let lowercase = HTTP2FieldPairs.lowercased(name)
         var pair: [UInt8] = []
         HTTP2FieldPairs.appendLength(lowercase.count, to: &pair)
         pair += [0, 0]

@@ -1,4 +1,5 @@
 import CNghttp2
+import HTTPCodec
 import HTTPInterface
 
 /// An answer's header fields for nghttp2: `:status`, then lowercase names with their values,
@@ -34,7 +35,7 @@ struct HTTP2HeaderBlock {
 
     private mutating func add<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value, filtered: Bool) {
         let nameStart = bytes.count
-        for byte in name { bytes.append(byte >= 65 && byte <= 90 ? byte | 0x20 : byte) }
+        for byte in name { bytes.append(ASCII.lower(byte)) }
         let valueStart = bytes.count
         if filtered && HTTP2FieldPairs.isLeftOut(bytes[nameStart..<valueStart]) {
             bytes.removeSubrange(nameStart...)

@@ -14,14 +14,12 @@ public enum ProcessSignals {
         case interval
     }
 
-    static let handled = [SIGTERM, SIGINT, SIGHUP]
-
     /// Blocks SIGTERM, SIGINT and SIGHUP on the calling thread, and so on every thread it
     /// starts afterwards (threads inherit the mask): call it first thing in `main`. `wait`
     /// unblocks them on its own thread only, so no loop or worker thread is interrupted, and a
     /// signal sent before `wait` runs stays pending until then instead of killing the process.
     public static func blockOnThisThreadAndItsChildren() {
-        var set = signalSet
+        var set = signalSet([SIGTERM, SIGINT, SIGHUP])
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
@@ -55,20 +53,16 @@ public enum ProcessSignals {
             event_add(made, &period)
         }
         defer { timer.map { event_free($0) } }
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        sigaddset(&unblock, SIGTERM)
-        sigaddset(&unblock, SIGINT)
-        if reload != nil { sigaddset(&unblock, SIGHUP) }
+        var unblock = signalSet(reload == nil ? [SIGTERM, SIGINT] : [SIGTERM, SIGINT, SIGHUP])
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         event_base_dispatch(base)
         return box.signal
     }
 
-    private static var signalSet: sigset_t {
+    private static func signalSet(_ numbers: [Int32]) -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        for number in handled { sigaddset(&set, number) }
+        for number in numbers { sigaddset(&set, number) }
         return set
     }
 }

@@ -22,6 +22,14 @@ extension IntegrationTests {
 
             func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
+            /// `certificate` copied to `cert.pem` and `key.pem` here: the paths a gateway reads,
+            /// which a test then replaces.
+            func served(_ certificate: TestCertificate) throws -> TestCertificateFiles {
+                try FileManager.default.copyItem(atPath: certificate.certificateFile, toPath: path("cert.pem"))
+                try FileManager.default.copyItem(atPath: certificate.keyFile, toPath: path("key.pem"))
+                return TestCertificateFiles(certificateFile: path("cert.pem"), keyFile: path("key.pem"))
+            }
+
             /// A new ticket key file `name` of 80 random bytes (or `count`); returns its bytes.
             @discardableResult
             func ticketKey(_ name: String, count: Int = 80) throws -> [UInt8] {
@@ -136,9 +144,7 @@ extension IntegrationTests {
             let original = try TestCertificate(subjectAltNames: ["IP:127.0.0.1"])
             let replacement = try TestCertificate(subjectAltNames: ["IP:127.0.0.1"])
             // The gateway reads the files at paths of the test's own, replaced below.
-            try FileManager.default.copyItem(atPath: original.certificateFile, toPath: files.path("cert.pem"))
-            try FileManager.default.copyItem(atPath: original.keyFile, toPath: files.path("key.pem"))
-            let served = TestCertificateFiles(certificateFile: files.path("cert.pem"), keyFile: files.path("key.pem"))
+            let served = try files.served(original)
             let (gateway, port) = try IntegrationTests.Executable.launch(environment: [
                 "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": "0", "GATEWAY_THREADS": "2", "GATEWAY_ORIGIN": "http://127.0.0.1:9",
                 "GATEWAY_TLS_CERT": served.certificateFile, "GATEWAY_TLS_KEY": served.keyFile,
@@ -192,18 +198,17 @@ extension IntegrationTests {
             let files = try Files()
             let original = try TestCertificate(subjectAltNames: ["IP:127.0.0.1"])
             let replacement = try TestCertificate(subjectAltNames: ["IP:127.0.0.1"])
-            try FileManager.default.copyItem(atPath: original.certificateFile, toPath: files.path("cert.pem"))
-            try FileManager.default.copyItem(atPath: original.keyFile, toPath: files.path("key.pem"))
+            let served = try files.served(original)
             let (gateway, port) = try IntegrationTests.Executable.launch(environment: [
                 "GATEWAY_HOST": "127.0.0.1", "GATEWAY_PORT": "0", "GATEWAY_THREADS": "1", "GATEWAY_ORIGIN": "http://127.0.0.1:9",
-                "GATEWAY_TLS_CERT": files.path("cert.pem"), "GATEWAY_TLS_KEY": files.path("key.pem"), "GATEWAY_TLS_RELOAD_INTERVAL": "0.1",
+                "GATEWAY_TLS_CERT": served.certificateFile, "GATEWAY_TLS_KEY": served.keyFile, "GATEWAY_TLS_RELOAD_INTERVAL": "0.1",
             ])
             // A few intervals with nothing changed: nothing is reloaded.
             try await Task.sleep(for: .milliseconds(500))
             // Key first, then certificate: between the two the pair does not match, and a check
             // that falls there fails and keeps the original; the next one takes the pair.
-            try Self.replace(files.path("key.pem"), with: try Data(contentsOf: URL(fileURLWithPath: replacement.keyFile)))
-            try Self.replace(files.path("cert.pem"), with: try Data(contentsOf: URL(fileURLWithPath: replacement.certificateFile)))
+            try Self.replace(served.keyFile, with: try Data(contentsOf: URL(fileURLWithPath: replacement.keyFile)))
+            try Self.replace(served.certificateFile, with: try Data(contentsOf: URL(fileURLWithPath: replacement.certificateFile)))
             let seen = gateway.readStderr { $0.contains("trigger=interval [GatewayRuntime] reloaded the TLS certificate") }
             #expect(seen.contains("trigger=interval [GatewayRuntime] reloaded the TLS certificate, key and ticket keys"))
             let after = try await offPool { try TLSHandshake(port: port, version: .tls13, caFile: replacement.certificateFile) }
@@ -254,7 +259,7 @@ extension IntegrationTests {
 }
 
 /// Paths of a certificate and key the test replaces while the gateway runs.
-private struct TestCertificateFiles {
+struct TestCertificateFiles {
     let certificateFile: String
     let keyFile: String
 }
