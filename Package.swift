@@ -197,7 +197,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "GatewayRuntime", "Routing", "Transport", "RedisClient", "GatewayCLI", "GatewayModels", "HTTPInterface", "Observability",
-                "BodyCompression", "CHiredis", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos",
+                "BodyCompression", "CHiredis", "COpenSSL", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),

@@ -31,6 +31,14 @@ static inline long copenssl_release_idle_buffers(SSL *ssl) {
     return SSL_set_mode(ssl, SSL_MODE_RELEASE_BUFFERS);
 }
 
+// SSL_CTX_set_read_ahead is a macro over SSL_CTX_ctrl. Read-ahead lets a session read as many
+// bytes as the socket holds into its buffer: one read(2) per record instead of two (the 5-byte
+// header, then the rest), as nginx sets it. Callers must then ask SSL_has_pending, not
+// SSL_pending, whether the session holds bytes (SSL_pending counts only a decrypted record).
+static inline long copenssl_ctx_read_ahead(SSL_CTX *ctx) {
+    return SSL_CTX_set_read_ahead(ctx, 1);
+}
+
 // SSL_CTX_set_session_cache_mode is a macro over SSL_CTX_ctrl. Server sessions are resumed
 // from tickets (which the client keeps), not stored in the process: OpenSSL's internal cache
 // would keep every session of every idle connection (as nginx's default "none" does, the

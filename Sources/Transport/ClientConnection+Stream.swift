@@ -31,7 +31,8 @@ extension ClientConnection {
             if count > 0 {
                 end += count
                 total += count
-                if let ssl, SSL_pending(ssl) > 0 { continue }
+                // The session may hold more (read ahead from the socket): no event would say so.
+                if let ssl, SSL_has_pending(ssl) != 0 { continue }
                 return .bytes(total)
             }
             if let ssl {

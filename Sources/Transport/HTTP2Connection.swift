@@ -222,8 +222,9 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
                 }
             }
             guard feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return endAfterOutput() }
-            // Plain: a short read means the socket is drained; TLS reads while it has bytes.
-            if ssl == nil ? count < buffer.count : SSL_pending(ssl) == 0 { break reading }
+            // Plain: a short read means the socket is drained; TLS reads while the session holds
+            // bytes (read ahead from the socket, decrypted or not).
+            if ssl == nil ? count < buffer.count : SSL_has_pending(ssl) == 0 { break reading }
         }
         sendPending()
     }

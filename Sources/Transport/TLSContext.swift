@@ -28,7 +28,8 @@ public final class TLSContext: @unchecked Sendable {
     /// A server context presenting `certificateFile` (PEM chain) with `privateKeyFile`.
     /// Sessions resume from tickets sealed with `ticketKeys` (the first encrypts, all decrypt)
     /// and are not stored in the process (an idle connection's session would otherwise stay in
-    /// OpenSSL's cache). ALPN answers `h2` when
+    /// OpenSSL's cache). Sessions read ahead (one `read(2)` per record, not two), so a reader
+    /// asks `SSL_has_pending` whether bytes are left in the session. ALPN answers `h2` when
     /// `offersHTTP2` and the client offers it, else `http/1.1`. TLS 1.2 is limited to ECDHE
     /// with AEAD ciphers (RFC 9113 §9.2.2 blocks the rest for HTTP/2, and they are weak anyway);
     /// TLS 1.3 keeps OpenSSL's suites; no early data (0-RTT could replay a write).
@@ -45,6 +46,7 @@ public final class TLSContext: @unchecked Sendable {
             throw TransportError("cannot load TLS certificate \(certificateFile) and key \(privateKeyFile): \(TLSContext.lastError())")
         }
         copenssl_ctx_sessions_not_stored(tls.context)
+        copenssl_ctx_read_ahead(tls.context)
         let installed = ticketKeys.bytes.withUnsafeBufferPointer { bytes in
             gateway_ctx_set_ticket_keys(tls.context, bytes.baseAddress, ticketKeys.count)
         }

@@ -487,6 +487,48 @@ extension IntegrationTests {
             }
         }
 
+        /// Sessions read ahead: frames in several TLS records of one TCP segment (the preface,
+        /// SETTINGS and a request while the connection is still HTTP/1.1's, then two requests on
+        /// the HTTP/2 connection) are all read, though one `read(2)` took them off the socket
+        /// and no event says the later records wait in the session.
+        @Test func framesInRecordsOfOneSegmentAreAllRead() async throws {
+            let certificate = try TestCertificate(subjectAltNames: ["IP:127.0.0.1"])
+            try await TestServer.with(threads: 1, configure: {
+                $0.tls = TLSConfiguration(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
+            }) { server in
+                let port = server.port
+                let (negotiated, first, later) = try await offPool {
+                    let client = try CorkedTLSClient(port: port, alpn: ["h2"])
+                    func request(_ stream: UInt32) -> [UInt8] {
+                        let block = HTTP2Frames.literal(":method", "GET") + HTTP2Frames.literal(":scheme", "https")
+                            + HTTP2Frames.literal(":authority", "127.0.0.1") + HTTP2Frames.literal(":path", "/healthz")
+                        return HTTP2Frames.frame(.headers, flags: HTTP2Frames.endHeaders | HTTP2Frames.endStream, stream: stream, block)
+                    }
+                    /// The streams of the HEADERS frames in `bytes` (whole frames only).
+                    func answered(_ bytes: [UInt8]) -> [UInt32] {
+                        var streams: [UInt32] = []
+                        var offset = 0
+                        while offset + 9 <= bytes.count {
+                            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+                            guard offset + 9 + length <= bytes.count else { break }
+                            let stream = bytes[(offset + 5)..<(offset + 9)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } & 0x7fff_ffff
+                            if bytes[offset + 3] == HTTP2Frames.FrameType.headers.rawValue { streams.append(stream) }
+                            offset += 9 + length
+                        }
+                        return streams
+                    }
+                    try client.send(records: [HTTP2Frames.preface, HTTP2Frames.frame(.settings), request(1)])
+                    let first = answered(try client.read { answered($0).count == 1 })
+                    try client.send(records: [request(3), request(5)])
+                    let later = answered(try client.read { answered($0).count == 2 })
+                    return (client.negotiated, first, later)
+                }
+                #expect(negotiated == "h2")
+                #expect(first == [1])
+                #expect(later == [3, 5])
+            }
+        }
+
         /// This process's resident memory (VmRSS), in bytes.
         static func residentBytes() -> Int {
             let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""

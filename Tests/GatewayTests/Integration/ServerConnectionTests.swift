@@ -710,6 +710,28 @@ extension IntegrationTests {
             }
         }
 
+        /// Sessions read ahead: three requests in three TLS records of one TCP segment are taken
+        /// with one `read(2)`, and the two records left in the session (no socket event will
+        /// say they are there) are answered too.
+        @Test func requestsInRecordsOfOneSegmentAreAllAnswered() async throws {
+            let certificate = try TestCertificate(subjectAltNames: ["IP:127.0.0.1"])
+            let tls = TLSConfiguration(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
+            try await TestServer.with(router: TestRoutes.router(), threads: 1, configure: { $0.tls = tls }) { server in
+                let port = server.port
+                let text = try await offPool {
+                    let client = try CorkedTLSClient(port: port, alpn: ["http/1.1"])
+                    #expect(client.negotiated == "http/1.1")
+                    try client.send(records: (1...3).map { index in
+                        Array("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-ID: rec-\(index)\r\n\(index == 3 ? "Connection: close\r\n" : "")\r\n".utf8)
+                    })
+                    return String(decoding: try client.read { _ in false }, as: UTF8.self)
+                }
+                let ids = text.matches(of: /X-Request-ID: (rec-\d)/).map { String($0.1) }
+                #expect(ids == ["rec-1", "rec-2", "rec-3"])
+                #expect(text.matches(of: /HTTP\/1.1 200 OK/).count == 3)
+            }
+        }
+
         /// Runs `command` to its end; its status, stdout and stderr.
         static func run(_ command: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
             let process = Process()
