@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HTTPCodec", targets: ["HTTPCodec"]),
         // Reads a corpus of request streams, writes the codec's verdicts (scripts/differential).
         .executable(name: "http1-probe", targets: ["HTTP1Probe"]),
+        .executable(name: "thumbhash-probe", targets: ["ThumbHashProbe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -203,6 +204,7 @@ let package = Package(
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
         .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
+        .executableTarget(name: "ThumbHashProbe", dependencies: ["GatewayModels"], path: "Tests/ThumbHashProbe"),
         .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Transport", "Routing", "GatewayModels", "HTTPInterface", "BodyCompression", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

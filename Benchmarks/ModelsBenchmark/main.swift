@@ -1,4 +1,5 @@
-// ModelsBenchmark: decode + map + format + encode of the 20-item v1 sample page.
+// ModelsBenchmark: decode + map + format + encode of the 20-item v1 sample page, and the
+// ThumbHash of a placeholder.
 //
 //   swift run -c release ModelsBenchmark [path/to/v1-items-page.json] [iterations]
 //
@@ -75,4 +76,18 @@ if arguments.contains("--print") {
 try measure("alt: JSONParser (JSONValue tree)") {
     if case .object(let object) = try JSONParser.parse(bytes) { return object.count }
     return 0
+}
+
+// ThumbHash of a 100×100 and a 100×75 image (the largest an image worker hands it), opaque
+// and with alpha: the placeholder's cost per image on a worker, past the source's decode.
+for (width, height, alpha) in [(100, 100, false), (100, 75, false), (100, 100, true)] {
+    var rgba: [UInt8] = []
+    for y in 0..<height {
+        for x in 0..<width {
+            rgba += [UInt8((x * x + 3 * y) % 256), UInt8((x * y + 50) % 256), UInt8((7 * x + y * y) % 256), alpha ? UInt8((x * 13 + y * 29) % 256) : 255]
+        }
+    }
+    try measure("placeholder: ThumbHash \(width)x\(height)\(alpha ? " alpha" : "")") {
+        try ThumbHash.encode(width: width, height: height, rgba: rgba).count
+    }
 }
