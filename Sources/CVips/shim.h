@@ -144,6 +144,46 @@ static inline void cvips_set_deadline(VipsImage *image, cvips_deadline *deadline
     g_signal_connect(image, "eval", G_CALLBACK(cvips_check_deadline), deadline);
 }
 
+/// `in` fitted within `side`×`side` pixels (never enlarged; EXIF orientation applied; sRGB as
+/// cvips_thumbnail converts it), as 8-bit RGBA with straight alpha (255 where the image has no
+/// alpha channel): `*width` × `*height` × 4 bytes, row by row, in a new buffer (free it with
+/// cvips_free). `deadline` (see cvips_set_deadline), when not NULL, stops the computation.
+static inline int cvips_rgba_preview(VipsImage *in, int side, cvips_deadline *deadline, void **pixels, size_t *length, int *width,
+    int *height) {
+    VipsImage *fitted = NULL, *srgb = NULL, *bytes = NULL, *rgba = NULL;
+    int failed;
+    if (vips_image_get_typeof(in, VIPS_META_ICC_NAME) || vips_image_get_interpretation(in) == VIPS_INTERPRETATION_CMYK) {
+        failed = vips_thumbnail_image(in, &fitted, side, "height", side, "size", VIPS_SIZE_DOWN, "export_profile", "srgb", NULL);
+    } else {
+        failed = vips_thumbnail_image(in, &fitted, side, "height", side, "size", VIPS_SIZE_DOWN, NULL);
+    }
+    if (!failed) failed = vips_colourspace(fitted, &srgb, VIPS_INTERPRETATION_sRGB, NULL);
+    if (!failed) failed = vips_cast(srgb, &bytes, VIPS_FORMAT_UCHAR, NULL);
+    if (!failed) {
+        int bands = vips_image_get_bands(bytes);
+        if (bands == 3) {
+            failed = vips_bandjoin_const1(bytes, &rgba, 255, NULL);
+        } else if (bands == 4) {
+            failed = vips_copy(bytes, &rgba, NULL);
+        } else {
+            vips_error("cvips", "%d bands after sRGB conversion", bands);
+            failed = -1;
+        }
+    }
+    if (!failed) {
+        if (deadline) cvips_set_deadline(rgba, deadline);
+        *pixels = vips_image_write_to_memory(rgba, length);
+        failed = *pixels ? 0 : -1;
+        *width = vips_image_get_width(rgba);
+        *height = vips_image_get_height(rgba);
+    }
+    if (rgba) g_object_unref(rgba);
+    if (bytes) g_object_unref(bytes);
+    if (srgb) g_object_unref(srgb);
+    if (fitted) g_object_unref(fitted);
+    return failed;
+}
+
 /// `webp` (a WebP file) without its EXIF, XMP and ICC chunks, through libwebpmux, into a new
 /// buffer (free it with cvips_webp_free). libvips 8.14's WebP saver writes an EXIF block of its
 /// own (resolution, size) even with `strip`.

@@ -66,12 +66,8 @@ public enum ImageProcessor {
             height <= options.maxPixels
         else { throw .tooManyPixels(width: width, height: height, limit: options.maxPixels) }
         let target = min(options.width ?? shown, shown)
-        // Shrink-on-load, leaving the resize at least a factor of two to work with (as
-        // libvips' own thumbnail does), so quality is the same as decoding at full size.
-        let factor = Double(shown) / Double(max(1, target))
-        let shrink = format == .jpeg ? (factor >= 16 ? 8 : factor >= 8 ? 4 : factor >= 4 ? 2 : 1) : 1
-        let scale = format == .webp && factor >= 4 ? 2 / factor : 1
-        let source = try load(buffer, format, shrink: Int32(shrink), scale: scale)
+        let (shrink, scale) = shrinkOnLoad(format, factor: Double(shown) / Double(max(1, target)))
+        let source = try load(buffer, format, shrink: shrink, scale: scale)
         defer { cvips_unref(source) }
         cvips_set_deadline(source, deadline)
         var resized: UnsafeMutablePointer<VipsImage>?
@@ -104,6 +100,63 @@ public enum ImageProcessor {
             encoded = Array(UnsafeBufferPointer(start: stripped, count: strippedLength))
         }
         return RenderedImage(bytes: encoded, format: options.format, width: Int(cvips_width(ready)), height: Int(cvips_height(ready)))
+    }
+
+    /// A source's displayed size, and a preview of it fitted within `side`×`side` pixels (never
+    /// enlarged), as 8-bit sRGB RGBA with straight alpha: what a placeholder is computed from.
+    /// Decoded with shrink-on-load (a JPEG of 3000×2000 at an eighth), so it costs a fraction
+    /// of a render.
+    /// - Throws: ``ImageProcessingError``: not an image, more pixels than `maxPixels` by its
+    ///   header, slower than `timeLimit` (stopped, or refused when done late), or refused by
+    ///   libvips.
+    public static func preview(_ source: [UInt8], side: Int = 100, maxPixels: Int, timeLimit: Duration) throws(ImageProcessingError)
+        -> ImagePreview
+    {
+        try start()
+        guard let format = ImageFormat(sniffing: source) else { throw .notAnImage }
+        return try source.withUnsafeBytes { buffer in
+            Result { () throws(ImageProcessingError) in
+                // Lives until the preview returns: libvips reads it while it computes.
+                let deadline = UnsafeMutablePointer<cvips_deadline>.allocate(capacity: 1)
+                defer { deadline.deallocate() }
+                deadline.initialize(to: cvips_deadline(deadline: g_get_monotonic_time() + Int(timeLimit / .microseconds(1)), fired: 0))
+                let header = try load(buffer, format, shrink: 1, scale: 1)
+                let width = Int(cvips_width(header))
+                let height = Int(cvips_height(header))
+                let (shownWidth, shownHeight) = displayed(header)
+                cvips_unref(header)
+                guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels, width <= maxPixels, height <= maxPixels
+                else { throw .tooManyPixels(width: width, height: height, limit: maxPixels) }
+                let (shrink, scale) = shrinkOnLoad(format, factor: Double(max(shownWidth, shownHeight)) / Double(max(1, side)))
+                let image = try load(buffer, format, shrink: shrink, scale: scale)
+                defer { cvips_unref(image) }
+                var pixels: UnsafeMutableRawPointer?
+                var length = 0
+                var previewWidth: Int32 = 0
+                var previewHeight: Int32 = 0
+                guard cvips_rgba_preview(image, Int32(side), deadline, &pixels, &length, &previewWidth, &previewHeight) == 0, let pixels else {
+                    throw failure(deadline)
+                }
+                defer { cvips_free(pixels) }
+                // libvips signals progress per output region, and a preview is one or two:
+                // a slow decode is seen only once it is done. Late is refused all the same.
+                guard g_get_monotonic_time() <= deadline.pointee.deadline else { throw .timedOut }
+                guard length == Int(previewWidth) * Int(previewHeight) * 4 else {
+                    throw .failed("a preview of \(length) bytes for \(previewWidth)×\(previewHeight) pixels")
+                }
+                return ImagePreview(
+                    sourceWidth: shownWidth, sourceHeight: shownHeight, width: Int(previewWidth), height: Int(previewHeight),
+                    rgba: Array(UnsafeRawBufferPointer(start: pixels, count: length)))
+            }
+        }.get()
+    }
+
+    /// Shrink-on-load for a resize by `factor`, leaving the resize at least a factor of two to
+    /// work with (as libvips' own thumbnail does), so quality is the same as decoding at full
+    /// size: JPEG's shrink (1, 2, 4 or 8) and WebP's scale.
+    private static func shrinkOnLoad(_ format: ImageFormat, factor: Double) -> (shrink: Int32, scale: Double) {
+        let shrink: Int32 = format == .jpeg ? (factor >= 16 ? 8 : factor >= 8 ? 4 : factor >= 4 ? 2 : 1) : 1
+        return (shrink, format == .webp && factor >= 4 ? 2 / factor : 1)
     }
 
     private static func load(_ buffer: UnsafeRawBufferPointer, _ format: ImageFormat, shrink: Int32, scale: Double) throws(ImageProcessingError)

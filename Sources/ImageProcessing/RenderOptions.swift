@@ -43,3 +43,13 @@ public struct RenderedImage: Sendable {
     public let width: Int
     public let height: Int
 }
+
+/// A source's displayed size (EXIF orientation applied) and a small preview of it: 8-bit sRGB
+/// RGBA with straight alpha, row by row (`width × height × 4` bytes).
+public struct ImagePreview: Sendable {
+    public let sourceWidth: Int
+    public let sourceHeight: Int
+    public let width: Int
+    public let height: Int
+    public let rgba: [UInt8]
+}
