@@ -122,10 +122,10 @@ final class ImageDiskCache: Sendable {
             // Recency that survives a restart.
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: path)
             let image = CachedPage(
-                status: 200, contentType: type.contentType, identity: body, gzip: nil, storedAt: .now,
+                status: 200, contentType: type, identity: body, gzip: nil, storedAt: .now,
                 timeToLive: .seconds(31_536_000))
             // Verified just now: later hits send it from the open file.
-            if openFile(variant) == nil { keepOpen(variant, name: name, path: path, image: image, bodyLength: body.count) }
+            if variant.keepsFileOpen, openFile(variant) == nil { keepOpen(variant, name: name, path: path, image: image, bodyLength: body.count) }
             completion(image)
         }
     }
@@ -158,7 +158,7 @@ final class ImageDiskCache: Sendable {
             // The bytes were hashed as they were encoded: the file is verified.
             if !evicted.contains(name) {
                 forget(name)
-                keepOpen(variant, name: name, path: final.path, image: image, bodyLength: image.identity.count)
+                if variant.keepsFileOpen { keepOpen(variant, name: name, path: final.path, image: image, bodyLength: image.identity.count) }
             }
         }
     }

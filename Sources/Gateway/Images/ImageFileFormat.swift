@@ -3,7 +3,8 @@ import ImageProcessing
 
 /// The disk tier's file format: a 46-byte header, then the image.
 ///
-/// `OMGI`, format version 1, the image type (0 JPEG, 1 PNG, 2 GIF, 3 WebP, 4 AVIF), the body's
+/// `OMGI`, format version 1, the body's type (0 JPEG, 1 PNG, 2 GIF, 3 WebP, 4 AVIF, 5 a
+/// placeholder record, ``ImageFileFormat/placeholderType``), the body's
 /// length (UInt64, big-endian) and its SHA-256. A file that is shorter or longer than its
 /// header says (a partial write), or whose body does not hash to the stored digest (a
 /// corrupt one), does not decode.
@@ -11,11 +12,15 @@ enum ImageFileFormat {
     static let magic: [UInt8] = Array("OMGI".utf8)
     static let version: UInt8 = 1
     static let headerSize = 4 + 1 + 1 + 8 + 32
-    private static let types: [ImageFormat] = [.jpeg, .png, .gif, .webp, .avif]
+    /// The content type of a placeholder record (`ImagePlaceholder.record`) in the tier; never
+    /// sent to a client.
+    static let placeholderType = "application/vnd.open-market-gateway.placeholder"
+    private static let types: [String] = [ImageFormat.jpeg, .png, .gif, .webp, .avif].map(\.contentType) + [placeholderType]
 
-    /// Header and body; nil when `contentType` is not one of the five image types.
+    /// Header and body; nil when `contentType` is not one of the five image types or a
+    /// placeholder's.
     static func encode(_ body: [UInt8], contentType: String) -> [UInt8]? {
-        guard let code = types.firstIndex(where: { $0.contentType == contentType }) else { return nil }
+        guard let code = types.firstIndex(of: contentType) else { return nil }
         var file = magic + [version, UInt8(code)]
         file += withUnsafeBytes(of: UInt64(body.count).bigEndian) { Array($0) }
         file += Array(SHA256.hash(data: body))
@@ -33,8 +38,8 @@ enum ImageFileFormat {
         return Int(length)
     }
 
-    /// The type and body of a complete, intact file; nil otherwise.
-    static func decode(_ file: [UInt8]) -> (type: ImageFormat, body: [UInt8])? {
+    /// The content type and body of a complete, intact file; nil otherwise.
+    static func decode(_ file: [UInt8]) -> (contentType: String, body: [UInt8])? {
         guard let length = bodyLength(header: file), file.count == headerSize + length else { return nil }
         let body = Array(file[headerSize...])
         guard Array(SHA256.hash(data: body)) == Array(file[14..<46]) else { return nil }

@@ -43,6 +43,9 @@ public final class ImageReads: Sendable {
     private let sources = RequestCoalescer<String, ImageFetchOutcome>()
     /// Tokens already verified, for memory-tier hits answered as stored bytes.
     private let verified = VerifiedTokens()
+    /// Sources' placeholders (sizes and ThumbHashes), and one preparation per URL.
+    let placeholders = ImagePlaceholders()
+    let placeholderPreparations = RequestCoalescer<String, ImagePlaceholders.Lookup>()
 
     static let cacheControl = "public, max-age=31536000, immutable"
     static let invalidToken = GatewayError(status: 403, detail: "The image token is not valid.")
@@ -250,7 +253,7 @@ public final class ImageReads: Sendable {
     /// The origin's bytes for `url`: the disk tier's copy, else one fetch (through `origin`,
     /// on its loop) for every variant that waits, stored on disk for the next variant.
     /// `completion` may run on any thread.
-    private func source(
+    func source(
         _ url: String, origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (ImageFetchOutcome) -> Void
     ) {
         guard sources.join(url, waiter: completion) else { return }
@@ -261,8 +264,12 @@ public final class ImageReads: Sendable {
         let fetch: @Sendable () -> Void = { [self] in
             origin.loop.execute { [self] in
                 fetcher.fetch(url, client: origin, requestID: requestID) { [self] outcome in
-                    if case .image(let image) = outcome { disk?.write(image, for: .source(url)) }
+                    guard case .image(let image) = outcome else { return finish(outcome) }
+                    disk?.write(image, for: .source(url))
+                    // Its placeholder too, queued after the render that waits for it.
+                    let computesPlaceholder = reservePlaceholder(url)
                     finish(outcome)
+                    if computesPlaceholder { computePlaceholder(fromFetched: url, image) }
                 }
             }
         }
@@ -310,9 +317,11 @@ public final class ImageReads: Sendable {
         return response
     }
 
-    /// Drops every image of the memory tier at once and of the disk tier on its queue;
+    /// Drops every image of the memory tier and every known placeholder at once, and every
+    /// file of the disk tier (sources, renders, placeholder records) on its queue;
     /// `completion` gets how many, from the disk queue (or at once without a disk tier).
     func purge(completion: @escaping @Sendable (Int) -> Void) {
+        placeholders.removeAll()
         let inMemory = memory.removeAll()
         guard let disk else { return completion(inMemory) }
         disk.removeAll { onDisk in completion(inMemory + onDisk) }

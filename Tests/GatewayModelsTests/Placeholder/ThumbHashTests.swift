@@ -84,3 +84,15 @@ import Testing
         #expect(throws: ThumbHash.Failure.malformedHash) { try ThumbHash.decode([213, 251, 3, 7, 0, 165, 136]) }
     }
 }
+
+@Suite struct ImagePlaceholderRecordTests {
+    @Test func recordsRoundTripAndRefuseWhatIsNotOne() {
+        let placeholder = ImagePlaceholder(width: 3000, height: 2000, thumbHash: [1, 2, 3, 4, 5, 6])
+        #expect(placeholder.record == [1, 0, 0, 0x0b, 0xb8, 0, 0, 0x07, 0xd0, 1, 2, 3, 4, 5, 6])
+        #expect(ImagePlaceholder(record: placeholder.record) == placeholder)
+        #expect(ImagePlaceholder(record: [2] + placeholder.record.dropFirst()) == nil)
+        #expect(ImagePlaceholder(record: Array(placeholder.record.prefix(13))) == nil)
+        #expect(ImagePlaceholder(record: [1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 4, 5]) == nil)
+        #expect(ImagePlaceholder(record: placeholder.record + [UInt8](repeating: 0, count: 60)) == nil)
+    }
+}

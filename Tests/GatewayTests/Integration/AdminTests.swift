@@ -107,6 +107,8 @@ extension IntegrationTests {
                 }
                 #expect(image.status == 200)
                 #expect(page.status == 200)
+                // The source's placeholder is written after the image's answer.
+                #expect(try await poll { harness.routes.images.placeholderPreparations.inProgress == 0 })
                 harness.routes.images.disk?.drain()
                 let figures = try await offPool { try Self.call(adminPort, "GET", "/admin/cache") }
                 #expect(figures.status == 200)
@@ -119,8 +121,9 @@ extension IntegrationTests {
                 #expect(pages["hitRatio"] as? Double == 0)
                 #expect((pages["bytes"] as? Int ?? 0) > 0)
                 #expect((tiers["imageMemory"] as? [String: Any])?["entries"] as? Int == 1)
-                // The source as fetched and the variant made from it (metadata stripped).
-                #expect((tiers["imageDisk"] as? [String: Any])?["entries"] as? Int == 2)
+                // The source as fetched, the variant made from it (metadata stripped) and the
+                // source's placeholder record.
+                #expect((tiers["imageDisk"] as? [String: Any])?["entries"] as? Int == 3)
                 #expect(tiers["sharedPages"] == nil)
                 let (all, invalid, publicAdmin, publicMetrics, adminMetrics) = try await offPool {
                     (try Self.call(adminPort, "POST", "/admin/purge", body: #"{"all":true}"#),
@@ -129,8 +132,9 @@ extension IntegrationTests {
                      try RawHTTPClient(port: port).request("GET", "/metrics"),
                      try Self.call(adminPort, "GET", "/metrics"))
                 }
-                #expect(String(decoding: all.body, as: UTF8.self) == #"{"dropped":{"pages":1,"images":3},"shared":"off"}"#)
+                #expect(String(decoding: all.body, as: UTF8.self) == #"{"dropped":{"pages":1,"images":4},"shared":"off"}"#)
                 #expect(harness.routes.images.memory.count == 0)
+                #expect(harness.routes.images.placeholders.count == 0)
                 #expect(harness.routes.images.disk?.count == 0)
                 #expect(harness.routes.reads.cache.count == 0)
                 #expect(invalid.status == 400)

@@ -241,8 +241,8 @@ extension IntegrationTests.Images {
             #expect(first.header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
             try await harness.afterRestart { port, images in
                 #expect(images.memory.count == 0)
-                // The origin's bytes and the rendered image.
-                #expect(images.disk?.count == 2)
+                // The origin's bytes, the rendered image and the source's placeholder.
+                #expect(images.disk?.count == 3)
                 let responses = try await ImageHarness.get([path, path], port: port)
                 let (again, memory) = (responses[0], responses[1])
                 #expect(again.status == 200)
@@ -265,6 +265,7 @@ extension IntegrationTests.Images {
             let statuses = try await harness.get(paths).map(\.status)
             #expect(statuses == Array(repeating: 200, count: 30))
             let disk = try #require(harness.images.disk)
+            try await harness.settle()
             disk.drain()
             let files = try FileManager.default.contentsOfDirectory(atPath: disk.directory.path)
             let onDisk = try files.reduce(0) { total, name in

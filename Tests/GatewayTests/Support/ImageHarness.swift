@@ -5,6 +5,7 @@ import Foundation
 import Logging
 @testable import Observability
 import TestSupport
+import Testing
 
 /// A gateway with the product reads and `/v1/images/{token}` in front of a demo origin, and
 /// a second demo origin on another loopback port that is *not* the gateway's origin (for
@@ -66,11 +67,19 @@ struct ImageHarness {
     /// Stops this gateway (after its disk writes) and runs `body` with a new one on the same
     /// configuration and cache directory: a restart.
     func afterRestart(_ body: (_ port: Int, _ images: ImageReads) async throws -> Void) async throws {
+        try await settle()
         images.disk?.drain()
         server.shutdown()
         let (restarted, images) = try Self.startGateway(configuration, logger: logger)
         defer { restarted.shutdown() }
         try await body(restarted.port, images)
+    }
+
+    /// Waits until no placeholder is being computed (they are written to the disk tier after
+    /// the answer that fetched their source), so the disk tier holds what it will hold.
+    func settle() async throws {
+        let settled = try await poll(for: .seconds(10)) { images.placeholderPreparations.inProgress == 0 }
+        #expect(settled, "placeholders still being computed")
     }
 
     /// GETs each of `paths`, in order, on one connection to the gateway on `port`.

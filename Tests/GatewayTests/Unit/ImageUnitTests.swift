@@ -173,8 +173,13 @@ import GatewayModels
     @Test func theFormatRoundTripsAndRefusesDamage() throws {
         let file = try #require(ImageFileFormat.encode(Self.png, contentType: "image/png"))
         #expect(file.count == ImageFileFormat.headerSize + Self.png.count)
-        #expect(ImageFileFormat.decode(file)?.type == .png)
+        #expect(ImageFileFormat.decode(file)?.contentType == "image/png")
         #expect(ImageFileFormat.decode(file)?.body == Self.png)
+        // Placeholder records are the sixth type; other content types are refused.
+        let record = try #require(ImageFileFormat.encode([1, 2, 3], contentType: ImageFileFormat.placeholderType))
+        #expect(record[5] == 5)
+        #expect(ImageFileFormat.decode(record)?.contentType == ImageFileFormat.placeholderType)
+        #expect(ImageFileFormat.encode([1], contentType: "application/json") == nil)
         #expect(ImageFileFormat.decode(Array(file.dropLast())) == nil, "partial")
         #expect(ImageFileFormat.decode(file + [0]) == nil, "too long")
         var flipped = file

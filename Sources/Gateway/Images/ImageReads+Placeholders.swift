@@ -1,0 +1,94 @@
+import GatewayModels
+import HTTPInterface
+import ImageProcessing
+
+extension ImageReads {
+    /// `url`'s placeholder as this process knows it now (never waits).
+    func placeholder(for url: String) -> ImagePlaceholders.Lookup {
+        placeholders.lookup(url)
+    }
+
+    /// Makes sure `url`'s placeholder is known: from memory, else the disk tier's record, else
+    /// its source (the disk tier's copy, else one fetch through `origin` under the image fetch
+    /// policy: allowed hosts, every address checked, redirects checked, `--max-image-bytes`)
+    /// previewed and hashed on an image worker under `--max-image-pixels` and
+    /// `--image-render-timeout`, then stored in memory and on disk.
+    ///
+    /// A source that cannot be fetched or decoded is remembered as failed for
+    /// ``ImagePlaceholders/failureMemory``; a full worker queue is not a failure (`.unknown`:
+    /// the next read tries again). One preparation per URL however many ask; `completion` runs
+    /// once, on any thread.
+    func preparePlaceholder(
+        _ url: String, origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void
+    ) {
+        let known = placeholders.lookup(url)
+        guard known == .unknown else { return completion(known) }
+        guard placeholderPreparations.join(url, waiter: completion) else { return }
+        let finish: @Sendable (ImagePlaceholders.Lookup) -> Void = { [self] lookup in placeholderPreparations.finish(url, with: lookup) }
+        let compute: @Sendable () -> Void = { [self] in
+            source(url, origin: origin, requestID: requestID) { [self] outcome in
+                guard case .image(let source) = outcome else {
+                    metrics.imageRender(format: "placeholder", outcome: "source_failed", duration: nil)
+                    placeholders.storeFailure(for: url)
+                    return finish(.failed)
+                }
+                computePlaceholder(url, from: source, finish: finish)
+            }
+        }
+        guard let disk else { return compute() }
+        disk.read(.placeholder(url)) { [self] record in
+            guard let record, let placeholder = ImagePlaceholder(record: record.identity) else { return compute() }
+            placeholders.store(placeholder, for: url)
+            finish(.ready(placeholder))
+        }
+    }
+
+    /// A source was fetched from its origin: whether its placeholder is to be computed from it
+    /// (neither known nor under way). When true, the caller owns the preparation for `url` and
+    /// must call ``computePlaceholder(fromFetched:_:)`` once; it does so after handing the source
+    /// to the render that asked for it, whose job is then queued first.
+    func reservePlaceholder(_ url: String) -> Bool {
+        guard placeholders.lookup(url) == .unknown else { return false }
+        return placeholderPreparations.join(url, waiter: { _ in })
+    }
+
+    /// Computes the placeholder of a source reserved with ``reservePlaceholder(_:)``.
+    func computePlaceholder(fromFetched url: String, _ source: CachedPage) {
+        computePlaceholder(url, from: source) { [self] lookup in placeholderPreparations.finish(url, with: lookup) }
+    }
+
+    /// Previews and hashes `source` on a worker; stores the placeholder in memory and on disk,
+    /// or remembers the failure; then `finish` (on the worker, or at once when the queue is
+    /// full: `.unknown`).
+    private func computePlaceholder(_ url: String, from source: CachedPage, finish: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void) {
+        let (maxPixels, timeLimit) = (renderOptions.maxPixels, renderOptions.timeLimit)
+        let submitted = workers.submit { [self] in
+            let started = ContinuousClock.now
+            let computed = Result { () throws(ImageProcessingError) in
+                try ImageProcessor.preview(source.identity, maxPixels: maxPixels, timeLimit: timeLimit)
+            }
+            guard case .success(let preview) = computed,
+                let placeholder = try? ImagePlaceholder(
+                    sourceWidth: preview.sourceWidth, sourceHeight: preview.sourceHeight, previewWidth: preview.width,
+                    previewHeight: preview.height, rgba: preview.rgba)
+            else {
+                let outcome = if case .failure(let error) = computed { Self.outcome(error) } else { "failed" }
+                metrics.imageRender(format: "placeholder", outcome: outcome, duration: .now - started)
+                placeholders.storeFailure(for: url)
+                return finish(.failed)
+            }
+            metrics.imageRender(format: "placeholder", outcome: "ok", duration: .now - started)
+            placeholders.store(placeholder, for: url)
+            disk?.write(
+                CachedPage(
+                    status: 200, contentType: ImageFileFormat.placeholderType, identity: placeholder.record, gzip: nil, storedAt: .now,
+                    timeToLive: .seconds(31_536_000)),
+                for: .placeholder(url))
+            finish(.ready(placeholder))
+        }
+        if !submitted {
+            metrics.imageRender(format: "placeholder", outcome: "busy", duration: nil)
+            finish(.unknown)
+        }
+    }
+}
