@@ -83,7 +83,7 @@ public enum GatewayApplication {
         }
         let reads = ProductReads(
             endpoint: endpoint, generation: configuration.origin.generation, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
-            imageURL: images.imageURL, shared: shared)
+            imageURL: images.imageURL, shared: shared, images: images)
         // A retry waits for the running create with its key as long as that can take.
         let waitBound = configuration.origin.client.requestTimeout + .seconds(1)
         let idempotency: any IdempotencyLedger = configuration.redis == nil

@@ -1,7 +1,7 @@
 import GatewayModels
 import HTTPInterface
 
-/// Reads `page`, `pageSize` and `q` of `GET /v1/products` into a ``ListQuery``.
+/// Reads `page`, `pageSize`, `q` and `include` of `GET /v1/products` into a ``ListQuery``.
 ///
 /// Pure; any thread. The routed path reports every invalid parameter at once; the stored-answer
 /// path reads plain bytes only and declines whatever needs more (it then takes the routed path).
@@ -26,6 +26,11 @@ enum ListQueryParameters {
                     message: "must be 1 to \(ListQuery.maxSearchCharacters) characters, not all white space, with no control characters."))
             }
         }
+        if let placeholders = IncludeParameter.parse(request) {
+            query.includePlaceholders = placeholders
+        } else {
+            errors.append(IncludeParameter.invalid)
+        }
         return errors.isEmpty ? .success(query) : .failure(.invalidFields(errors))
     }
 
@@ -34,9 +39,10 @@ enum ListQueryParameters {
     static func parseStored(_ request: RequestBytes) -> ListQuery? {
         guard case .absent = request.queryValue("q") else { return nil }
         guard let page = storedNumber(request.queryValue("page"), in: 1...ListQuery.maxPage, absent: 1),
-            let pageSize = storedNumber(request.queryValue("pageSize"), in: 1...ListQuery.maxPageSize, absent: ListQuery.defaultPageSize)
+            let pageSize = storedNumber(request.queryValue("pageSize"), in: 1...ListQuery.maxPageSize, absent: ListQuery.defaultPageSize),
+            let placeholders = IncludeParameter.parseStored(request)
         else { return nil }
-        return ListQuery(page: page, pageSize: pageSize)
+        return ListQuery(page: page, pageSize: pageSize, includePlaceholders: placeholders)
     }
 
     /// A stored-path query value as a number in `range`; `absent` when not sent; nil when it

@@ -25,5 +25,6 @@ enum ProductID {
     }
 
     /// The answer to an id that is not one; nothing is sent to the origin.
-    static let invalid = GatewayError.invalidFields([FieldError(field: "id", message: "must be a positive whole number.")])
+    static let invalid = GatewayError.invalidFields([invalidField])
+    static let invalidField = FieldError(field: "id", message: "must be a positive whole number.")
 }

@@ -59,7 +59,7 @@ extension ProductReads {
             }
             return
         case .list(let query): target = originGeneration.listTarget(query)
-        case .detail(let id): target = originGeneration.detailTarget(id: id)
+        case .detail(let id, _): target = originGeneration.detailTarget(id: id)
         }
         let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID, trace: request.trace)
         origin.send(originRequest, to: endpoint) { [self] result in
@@ -106,10 +106,13 @@ extension ProductReads {
         var timeToLive: Duration
         var hasNextPage = false
         var storedAt = ContinuousClock.now
+        let placeholders = kind.includesPlaceholders ? PlaceholderCollection(images: images) : nil
+        let lookup = placeholders?.lookup
         do {
             switch (kind, fetched) {
             case (.list(let query), .v1(let v1)):
-                var contract = try OriginGeneration.mapV1Pages(v1.pages, query: query, locale: locale, imageURL: imageURL)
+                var contract = try OriginGeneration.mapV1Pages(
+                    v1.pages, query: query, locale: locale, imageURL: imageURL, placeholders: lookup)
                 timeToLive = configuration.listTimeToLive
                 storedAt = v1.oldest
                 if v1.readAheadFailed {
@@ -120,12 +123,13 @@ extension ProductReads {
                 hasNextPage = contract.hasNextPage
                 identity = contract.jsonBytes()
             case (.list(let query), .body(let body)):
-                let contract = try originGeneration.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL)
+                let contract = try originGeneration.mapPage(
+                    bytes: body, page: query.page, locale: locale, imageURL: imageURL, placeholders: lookup)
                 hasNextPage = contract.hasNextPage
                 identity = contract.jsonBytes()
                 timeToLive = configuration.listTimeToLive
             case (.detail, .body(let body)):
-                identity = try originGeneration.detailJSON(bytes: body, locale: locale, imageURL: imageURL)
+                identity = try originGeneration.detailJSON(bytes: body, locale: locale, imageURL: imageURL, placeholders: lookup)
                 timeToLive = configuration.detailTimeToLive
             case (.detail, .v1):
                 preconditionFailure("details are one origin request")
@@ -134,10 +138,16 @@ extension ProductReads {
             context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
             return .failure(.badGateway("The origin's response could not be read."), originStatus: 200, fallback: nil)
         }
+        let incomplete = placeholders?.prepareMissing(origin: context.origin, requestID: context.requestID) ?? false
+        if incomplete {
+            // Some are being computed: the next read a moment later carries them.
+            timeToLive = min(timeToLive, configuration.incompletePlaceholdersTimeToLive)
+        }
         let gzip = identity.count >= compression.minimumBytes ? Gzip.compress(identity, level: compression.level) : nil
-        let page = CachedPage(
+        var page = CachedPage(
             status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: storedAt, timeToLive: timeToLive,
             fields: [("Vary", PageResponse.vary), ("Content-Language", locale.identifier)])
+        page.revalidatesInBackground = !incomplete
         storeCounting(page, key, generation: generation)
         return .page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: false))
     }

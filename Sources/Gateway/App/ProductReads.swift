@@ -38,7 +38,15 @@ public final class ProductReads: Sendable {
 
     enum Kind: Sendable {
         case list(ListQuery)
-        case detail(id: Int64)
+        /// `placeholders`: `include=placeholders`.
+        case detail(id: Int64, placeholders: Bool)
+
+        var includesPlaceholders: Bool {
+            switch self {
+            case .list(let query): query.includePlaceholders
+            case .detail(_, let placeholders): placeholders
+            }
+        }
     }
 
     struct FetchKey: Hashable, Sendable {
@@ -85,14 +93,21 @@ public final class ProductReads: Sendable {
     static let v1OriginPageMaxAge: Duration = .seconds(10)
     /// The replicas' shared tier; nil without `--redis-url`.
     let shared: SharedPages?
+    /// The images' placeholders, for `include=placeholders`; nil: answered with every
+    /// placeholder null (tests that build the reads alone).
+    let images: ImageReads?
+    /// At most this many placeholders are prepared at once for pages that lack them (beyond,
+    /// a page's unknown ones wait for a later read).
+    static let maxPlaceholderPreparations = 128
     /// The answer to `q` on an origin that cannot search.
     static let searchUnsupported = GatewayError(status: 501, detail: "Search is not supported by this origin.")
 
     init(
         endpoint: OriginEndpoint, generation: OriginGeneration, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics,
-        imageURL: @escaping ImageURLRewriter = identityImageURL, shared: SharedPages? = nil
+        imageURL: @escaping ImageURLRewriter = identityImageURL, shared: SharedPages? = nil, images: ImageReads? = nil
     ) {
         self.shared = shared
+        self.images = images
         self.endpoint = endpoint
         originGeneration = generation
         self.imageURL = imageURL
@@ -130,14 +145,20 @@ public final class ProductReads: Sendable {
             }
         })
         router.add(.get, "/v1/products/{id}", limit: RateLimitKind.reads.name, stored: { [self] request, id, answer in
-            guard let id = ProductID.parse(id) else { return false }
-            return answerStored(.detail(id: id), request, &answer)
+            guard let id = ProductID.parse(id), let placeholders = IncludeParameter.parseStored(request) else { return false }
+            return answerStored(.detail(id: id, placeholders: placeholders), request, &answer)
         }, .deferred { [self] request, context, responder in
             if let probe = context.storedProbe as? StoredProbe {
                 return serve(probe.kind, request: request, context: context, responder: responder, probe: probe)
             }
-            guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
-            serve(.detail(id: id), request: request, context: context, responder: responder)
+            // Every field error at once: the id's and include's.
+            let id = ProductID.parse(context)
+            let placeholders = IncludeParameter.parse(request)
+            guard let id, let placeholders else {
+                let errors = (id == nil ? [ProductID.invalidField] : []) + (placeholders == nil ? [IncludeParameter.invalid] : [])
+                return responder.fail(GatewayError.invalidFields(errors))
+            }
+            serve(.detail(id: id, placeholders: placeholders), request: request, context: context, responder: responder)
         })
     }
 
@@ -266,8 +287,10 @@ public final class ProductReads: Sendable {
     static func key(_ kind: Kind, locale: ClientLocale) -> PageCacheKey {
         switch kind {
         case .list(let query):
-            PageCacheKey(route: .list, number: Int64(query.page), locale: locale.identifier, pageSize: query.pageSize, search: query.search)
-        case .detail(let id): PageCacheKey(route: .detail, number: id, locale: locale.identifier)
+            PageCacheKey(
+                route: .list, number: Int64(query.page), locale: locale.identifier, pageSize: query.pageSize, search: query.search,
+                placeholders: query.includePlaceholders)
+        case .detail(let id, let placeholders): PageCacheKey(route: .detail, number: id, locale: locale.identifier, placeholders: placeholders)
         }
     }
 

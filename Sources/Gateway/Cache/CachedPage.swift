@@ -17,6 +17,10 @@ public struct CachedPage: Sendable, Equatable {
     /// How long it is fresh (shortened for pages stored while replicas cannot tell this one
     /// about writes; see `PageCache.freshnessCap`).
     public internal(set) var timeToLive: Duration
+    /// Whether, past its time to live, it is served while one refresh runs
+    /// (stale-while-revalidate). False for a page answered with placeholders still being
+    /// computed: the next read waits for a page that has them.
+    public internal(set) var revalidatesInBackground = true
     /// The header fields given at `init` besides the content fields (the shared tier stores
     /// them with the bodies).
     public let fields: [Field]

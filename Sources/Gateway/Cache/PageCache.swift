@@ -56,7 +56,7 @@ public final class PageCache: Sendable {
             guard let page = state.store.get(key) else { return nil }
             let age = now - page.storedAt
             if age < page.timeToLive { return (page, .fresh) }
-            if age < page.timeToLive + configuration.staleWhileRevalidate { return (page, .stale) }
+            if page.revalidatesInBackground, age < page.timeToLive + configuration.staleWhileRevalidate { return (page, .stale) }
             if age < page.timeToLive + configuration.staleIfError { return (page, .expired) }
             state.store.remove(key)
             return nil
@@ -119,19 +119,23 @@ public struct PageCacheKey: Sendable, Hashable, CustomStringConvertible {
     public let pageSize: Int
     /// Lists: the normalised search text (`ListQuery.normalisedSearch`), nil for none.
     public let search: String?
+    /// `include=placeholders`: a page of its own (its placeholders change as they are computed).
+    public let placeholders: Bool
 
-    public init(route: Route, number: Int64, locale: String, pageSize: Int = 0, search: String? = nil) {
+    public init(route: Route, number: Int64, locale: String, pageSize: Int = 0, search: String? = nil, placeholders: Bool = false) {
         self.route = route
         self.number = number
         self.locale = locale
         self.pageSize = pageSize
         self.search = search
+        self.placeholders = placeholders
     }
 
     public var description: String {
+        let include = placeholders ? "include=placeholders" : nil
         switch route {
-        case .list: "/v1/products?page=\(number)&pageSize=\(pageSize)\(search.map { "&q=\($0)" } ?? "")#\(locale)"
-        case .detail: "/v1/products/\(number)#\(locale)"
+        case .list: return "/v1/products?page=\(number)&pageSize=\(pageSize)\(search.map { "&q=\($0)" } ?? "")\(include.map { "&" + $0 } ?? "")#\(locale)"
+        case .detail: return "/v1/products/\(number)\(include.map { "?" + $0 } ?? "")#\(locale)"
         }
     }
 }

@@ -7,6 +7,9 @@ public struct ReadPathConfiguration: Sendable {
     public var detailTimeToLive: Duration = .seconds(60)
     /// How long an origin 404 is remembered.
     public var notFoundTimeToLive: Duration = .seconds(5)
+    /// How long a page answered with placeholders still being computed stays fresh (at most
+    /// 5 s; not a flag: tests shorten it).
+    public var incompletePlaceholdersTimeToLive: Duration = .seconds(5)
     public var cache = PageCache.Configuration()
     /// Supported locales and the default for everything else.
     public var locales = LocaleResolver()

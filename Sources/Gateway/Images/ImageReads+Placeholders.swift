@@ -57,12 +57,12 @@ extension ImageReads {
         computePlaceholder(url, from: source) { [self] lookup in placeholderPreparations.finish(url, with: lookup) }
     }
 
-    /// Previews and hashes `source` on a worker; stores the placeholder in memory and on disk,
-    /// or remembers the failure; then `finish` (on the worker, or at once when the queue is
-    /// full: `.unknown`).
+    /// Previews and hashes `source` on a worker, in the background lane (after every waiting
+    /// render); stores the placeholder in memory and on disk, or remembers the failure; then
+    /// `finish` (on the worker, or at once when the lane is full: `.unknown`).
     private func computePlaceholder(_ url: String, from source: CachedPage, finish: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void) {
         let (maxPixels, timeLimit) = (renderOptions.maxPixels, renderOptions.timeLimit)
-        let submitted = workers.submit { [self] in
+        let submitted = workers.submitBackground { [self] in
             let started = ContinuousClock.now
             let computed = Result { () throws(ImageProcessingError) in
                 try ImageProcessor.preview(source.identity, maxPixels: maxPixels, timeLimit: timeLimit)

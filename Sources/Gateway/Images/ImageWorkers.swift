@@ -4,15 +4,40 @@ import GatewayModels
 /// The threads that render images (and decode writes that carry them): CPU-heavy work that must
 /// never run on an event loop.
 ///
-/// One queue of jobs, first in first out, taken by at most `count` threads at once (so at most
-/// `count` cores busy): a job waits only while every thread is busy, never behind a long job
-/// while another thread idles. At most `maxWaiting` jobs wait beyond those running; a job past
-/// that is refused at once (the caller answers 503), so a burst of new variants cannot queue
-/// without bound. Thread-safe.
+/// Two queues of jobs, each first in first out, taken by at most `count` threads at once (so
+/// at most `count` cores busy): a job waits only while every thread is busy, never behind a long
+/// job while another thread idles. The background lane (placeholders) is taken only when no
+/// ordinary job waits, so work nobody waits for never delays a client's render by more than the
+/// background job already running. At most `maxWaiting` ordinary jobs and `maxBackground`
+/// background jobs wait beyond those running; a job past that is refused at once (the caller
+/// answers 503, or leaves the placeholder for later), so a burst cannot queue without bound.
+/// Thread-safe.
 final class ImageWorkers: Sendable {
-    private struct State {
-        var waiting: [@Sendable () -> Void] = []
+    private struct Lane {
+        var jobs: [@Sendable () -> Void] = []
         var head = 0
+
+        var waiting: Int { jobs.count - head }
+
+        mutating func take() -> (@Sendable () -> Void)? {
+            guard head < jobs.count else {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+                return nil
+            }
+            let job = jobs[head]
+            head += 1
+            if head > 1024 {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
+    }
+
+    private struct State {
+        var ordinary = Lane()
+        var background = Lane()
         var running = 0
     }
 
@@ -20,17 +45,37 @@ final class ImageWorkers: Sendable {
     private let threads = DispatchQueue(label: "open-market-gateway.image-workers", qos: .utility, attributes: .concurrent)
     let count: Int
     let maxWaiting: Int
+    let maxBackground: Int
 
-    init(count: Int, maxWaiting: Int) {
+    init(count: Int, maxWaiting: Int, maxBackground: Int = 256) {
         self.count = max(1, count)
         self.maxWaiting = maxWaiting
+        self.maxBackground = maxBackground
     }
 
     /// Runs `job` on a worker thread; false, and nothing run, when the pool is full.
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        enqueue(job, background: false)
+    }
+
+    /// Runs `job` on a worker thread once no ordinary job waits; false, and nothing run, when
+    /// the background lane is full.
+    func submitBackground(_ job: @escaping @Sendable () -> Void) -> Bool {
+        enqueue(job, background: true)
+    }
+
+    /// Jobs waiting in the background lane (tests).
+    var backgroundWaiting: Int { state.withLock { $0.background.waiting } }
+
+    private func enqueue(_ job: @escaping @Sendable () -> Void, background: Bool) -> Bool {
         let (accepted, startsThread) = state.withLock { state -> (Bool, Bool) in
-            guard state.waiting.count - state.head < maxWaiting else { return (false, false) }
-            state.waiting.append(job)
+            if background {
+                guard state.background.waiting < maxBackground else { return (false, false) }
+                state.background.jobs.append(job)
+            } else {
+                guard state.ordinary.waiting < maxWaiting else { return (false, false) }
+                state.ordinary.jobs.append(job)
+            }
             guard state.running < count else { return (true, false) }
             state.running += 1
             return (true, true)
@@ -46,19 +91,9 @@ final class ImageWorkers: Sendable {
 
     private func next() -> (@Sendable () -> Void)? {
         state.withLock { state in
-            guard state.head < state.waiting.count else {
-                state.waiting.removeAll(keepingCapacity: true)
-                state.head = 0
-                state.running -= 1
-                return nil
-            }
-            let job = state.waiting[state.head]
-            state.head += 1
-            if state.head > 1024 {
-                state.waiting.removeFirst(state.head)
-                state.head = 0
-            }
-            return job
+            if let job = state.ordinary.take() ?? state.background.take() { return job }
+            state.running -= 1
+            return nil
         }
     }
 }

@@ -9,6 +9,8 @@ public struct ListQuery: Sendable, Hashable {
     public var pageSize: Int
     /// ``normalisedSearch(_:)`` of `q`, or nil for the unfiltered list.
     public var search: String?
+    /// `include=placeholders`: each thumbnail's size and ThumbHash in the answer.
+    public var includePlaceholders: Bool
 
     public static let maxPage = 10_000
     public static let defaultPageSize = 20
@@ -16,10 +18,11 @@ public struct ListQuery: Sendable, Hashable {
     /// The longest `q`, in characters, after normalisation.
     public static let maxSearchCharacters = 100
 
-    public init(page: Int = 1, pageSize: Int = ListQuery.defaultPageSize, search: String? = nil) {
+    public init(page: Int = 1, pageSize: Int = ListQuery.defaultPageSize, search: String? = nil, includePlaceholders: Bool = false) {
         self.page = page
         self.pageSize = pageSize
         self.search = search
+        self.includePlaceholders = includePlaceholders
     }
 
     /// The items this page shows, as 0-based positions in the whole list: `[first, first + pageSize)`.

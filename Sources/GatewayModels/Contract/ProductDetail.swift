@@ -12,6 +12,10 @@ public struct ProductDetail: Sendable, Hashable {
     /// Aligned with `images`: the gateway URL of each image's own thumbnail where the origin
     /// gives one (v2/v2b `thumbnail_url`), else `nil`. Always as long as `images`.
     public var imageThumbnails: [String?]
+    /// Aligned with `images` and `imageThumbnails` when placeholders are asked for; nil
+    /// otherwise (the members are left out). The summary carries `thumbnailPlaceholders`.
+    public var imagePlaceholders: [ImagePlaceholder?]?
+    public var imageThumbnailPlaceholders: [ImagePlaceholder?]?
 
     /// - Parameter imageThumbnails: padded with `nil` (or cut) to the length of `images`.
     public init(summary: ProductSummary, description: String, images: [String], imageThumbnails: [String?] = []) {
@@ -26,6 +30,10 @@ public struct ProductDetail: Sendable, Hashable {
 
 extension ProductDetail: ContractJSONEncodable {
     public func write(to writer: inout JSONWriter) {
-        summary.write(to: &writer, detail: (description, images, imageThumbnails))
+        summary.write(
+            to: &writer,
+            detail: ProductSummary.DetailMembers(
+                description: description, images: images, imageThumbnails: imageThumbnails, imagePlaceholders: imagePlaceholders,
+                imageThumbnailPlaceholders: imageThumbnailPlaceholders))
     }
 }

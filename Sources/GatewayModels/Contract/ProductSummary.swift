@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Every origin generation maps to this one shape (see ``OriginGeneration``). JSON keys are
 /// written by ``write(to:)`` in this fixed order: `id, title, price, discountedPrice, currency,
-/// stock, isSoldOut, thumbnails, registeredAt, vendor, display`.
+/// stock, isSoldOut, thumbnails, registeredAt, vendor, display`; with placeholders asked for
+/// (`include=placeholders`), `thumbnailPlaceholders` follows `thumbnails`.
 public struct ProductSummary: Sendable, Hashable {
     public var id: Int64
     public var title: String
@@ -20,6 +21,9 @@ public struct ProductSummary: Sendable, Hashable {
     public var isSoldOut: Bool
     /// Gateway image URLs (the mapping's image hook has rewritten them).
     public var thumbnails: [String]
+    /// Aligned with `thumbnails` when placeholders are asked for (each one's size and
+    /// ThumbHash, or nil while unknown); nil otherwise (the member is left out).
+    public var thumbnailPlaceholders: [ImagePlaceholder?]?
     /// RFC 3339, UTC, whole seconds: `2021-01-24T21:26:03Z`.
     public var registeredAt: String
     /// Who sells it, when the origin says (v2/v2b); `nil` (JSON `null`) on v1.
@@ -44,9 +48,19 @@ public struct ProductSummary: Sendable, Hashable {
         self.display = display
     }
 
+    /// What a detail adds to the summary's members.
+    struct DetailMembers {
+        var description: String
+        var images: [String]
+        var imageThumbnails: [String?]
+        var imagePlaceholders: [ImagePlaceholder?]?
+        var imageThumbnailPlaceholders: [ImagePlaceholder?]?
+    }
+
     /// Writes the product as a JSON object; with `detail`, `description` follows `title`, and
-    /// `images` then `imageThumbnails` follow `thumbnails`.
-    func write(to writer: inout JSONWriter, detail: (description: String, images: [String], imageThumbnails: [String?])? = nil) {
+    /// `images` then `imageThumbnails` follow `thumbnails` (each followed by its placeholders
+    /// when they are asked for).
+    func write(to writer: inout JSONWriter, detail: DetailMembers? = nil) {
         writer.beginObject()
         writer.key("id"); writer.integer(id)
         writer.key("title"); writer.string(title)
@@ -57,12 +71,21 @@ public struct ProductSummary: Sendable, Hashable {
         writer.key("stock"); writer.integer(stock)
         writer.key("isSoldOut"); writer.bool(isSoldOut)
         writer.key("thumbnails"); writer.strings(thumbnails)
+        if let thumbnailPlaceholders {
+            writer.key("thumbnailPlaceholders"); ImagePlaceholder.write(thumbnailPlaceholders, to: &writer)
+        }
         if let detail {
             writer.key("images"); writer.strings(detail.images)
+            if let placeholders = detail.imagePlaceholders {
+                writer.key("imagePlaceholders"); ImagePlaceholder.write(placeholders, to: &writer)
+            }
             writer.key("imageThumbnails")
             writer.beginArray()
             for thumbnail in detail.imageThumbnails { writer.string(thumbnail) }
             writer.endArray()
+            if let placeholders = detail.imageThumbnailPlaceholders {
+                writer.key("imageThumbnailPlaceholders"); ImagePlaceholder.write(placeholders, to: &writer)
+            }
         }
         writer.key("registeredAt"); writer.string(registeredAt)
         writer.key("vendor")

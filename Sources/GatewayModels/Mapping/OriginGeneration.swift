@@ -24,14 +24,15 @@ public enum OriginGeneration: String, Sendable, Hashable, CaseIterable {
     ///   - page: the page the client asked for; the contract echoes it.
     ///   - locale: the resolved request locale, for the display strings.
     ///   - imageURL: rewrites each thumbnail URL.
+    ///   - placeholders: each image's placeholder, when the request asks for them.
     ///   - timeZone: the zone of v2/v2b zone-less dates.
     /// - Throws: ``OriginResponseError`` when the body is not this generation's list shape.
     public func mapPage(
         bytes: some Sequence<UInt8>, page: Int, locale: ClientLocale,
-        imageURL: @escaping ImageURLRewriter = identityImageURL,
+        imageURL: @escaping ImageURLRewriter = identityImageURL, placeholders: ImagePlaceholderLookup? = nil,
         timeZone: TimeZone = OriginTimestamp.originTimeZone
     ) throws(OriginResponseError) -> ProductPage {
-        let mapper = ProductMapper(locale: locale, imageURL: imageURL)
+        let mapper = ProductMapper(locale: locale, imageURL: imageURL, placeholder: placeholders)
         switch self {
         case .v1:
             let origin = try decode(V1ItemsPage.self, from: bytes)
@@ -57,9 +58,10 @@ public enum OriginGeneration: String, Sendable, Hashable, CaseIterable {
     ///
     /// - Throws: ``OriginResponseError`` when an item cannot be mapped.
     public static func mapV1Pages(
-        _ pages: [V1ItemsPage], query: ListQuery, locale: ClientLocale, imageURL: @escaping ImageURLRewriter = identityImageURL
+        _ pages: [V1ItemsPage], query: ListQuery, locale: ClientLocale, imageURL: @escaping ImageURLRewriter = identityImageURL,
+        placeholders: ImagePlaceholderLookup? = nil
     ) throws(OriginResponseError) -> ProductPage {
-        let mapper = ProductMapper(locale: locale, imageURL: imageURL)
+        let mapper = ProductMapper(locale: locale, imageURL: imageURL, placeholder: placeholders)
         var skip = query.firstIndex - (v1OriginPages(for: query).lowerBound - 1) * v1PageSize
         var items: [ProductSummary] = []
         items.reserveCapacity(query.pageSize)
@@ -90,10 +92,10 @@ public enum OriginGeneration: String, Sendable, Hashable, CaseIterable {
     /// - Throws: ``OriginResponseError`` when the body is not this generation's detail shape.
     public func mapDetail(
         bytes: some Sequence<UInt8>, locale: ClientLocale,
-        imageURL: @escaping ImageURLRewriter = identityImageURL,
+        imageURL: @escaping ImageURLRewriter = identityImageURL, placeholders: ImagePlaceholderLookup? = nil,
         timeZone: TimeZone = OriginTimestamp.originTimeZone
     ) throws(OriginResponseError) -> ProductDetail {
-        let mapper = ProductMapper(locale: locale, imageURL: imageURL)
+        let mapper = ProductMapper(locale: locale, imageURL: imageURL, placeholder: placeholders)
         switch self {
         case .v1:
             return mapper.detail(try OriginProduct(v1: try decode(V1Item.self, from: bytes)))
@@ -115,9 +117,9 @@ public enum OriginGeneration: String, Sendable, Hashable, CaseIterable {
     /// ``mapDetail(bytes:locale:imageURL:timeZone:)`` then ``ContractJSONEncodable/jsonBytes()``.
     public func detailJSON(
         bytes: some Sequence<UInt8>, locale: ClientLocale,
-        imageURL: @escaping ImageURLRewriter = identityImageURL
+        imageURL: @escaping ImageURLRewriter = identityImageURL, placeholders: ImagePlaceholderLookup? = nil
     ) throws(OriginResponseError) -> [UInt8] {
-        try mapDetail(bytes: bytes, locale: locale, imageURL: imageURL).jsonBytes()
+        try mapDetail(bytes: bytes, locale: locale, imageURL: imageURL, placeholders: placeholders).jsonBytes()
     }
 
     /// The rows of the requested page. v2b was seen answering `page_no=3&items_per_page=20`

@@ -1,3 +1,9 @@
+import Foundation
+
+/// The placeholder of an origin image URL when one is known (nil: not known yet, or its
+/// source failed). Called once per image on the mapping's thread: cheap and thread-safe.
+public typealias ImagePlaceholderLookup = @Sendable (String) -> ImagePlaceholder?
+
 /// What a client needs to lay an image out before it arrives: the source's size as shown
 /// (EXIF orientation applied) and its ThumbHash. Pure value.
 public struct ImagePlaceholder: Sendable, Hashable {
@@ -41,4 +47,22 @@ public struct ImagePlaceholder: Sendable, Hashable {
     }
 
     private static let recordVersion: UInt8 = 1
+
+    /// `{"width":…,"height":…,"thumbHash":"…"}`, the hash in standard base64 with padding.
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("width"); writer.integer(Int64(width))
+        writer.key("height"); writer.integer(Int64(height))
+        writer.key("thumbHash"); writer.string(Data(thumbHash).base64EncodedString())
+        writer.endObject()
+    }
+
+    /// `placeholders` as a JSON array, `null` for each unknown one.
+    static func write(_ placeholders: [ImagePlaceholder?], to writer: inout JSONWriter) {
+        writer.beginArray()
+        for placeholder in placeholders {
+            if let placeholder { placeholder.write(to: &writer) } else { writer.null() }
+        }
+        writer.endArray()
+    }
 }

@@ -60,6 +60,38 @@ import Yams
         }
     }
 
+    /// `include=placeholders`: every generation's page and detail with placeholders (one known,
+    /// the rest null) validate; the members sit beside their URLs, aligned with them.
+    @Test func answersWithPlaceholdersValidate() throws {
+        let validator = try Self.validator()
+        let known = ImagePlaceholder(width: 1000, height: 750, thumbHash: [87, 183, 9, 34, 4, 114, 128, 88, 120, 118, 135, 137])
+        let first = Locked<Bool>(true)
+        let lookup: ImagePlaceholderLookup = { _ in first.withLock { isFirst in defer { isFirst = false }; return isFirst ? known : nil } }
+        for (generation, fixture) in [(OriginGeneration.v1, Fixture.v1ItemsPage), (.v2, .v2ProductsPage), (.v2b, .v2bProductsPage)] {
+            first.withLock { $0 = true }
+            let page = try generation.mapPage(bytes: fixture.bytes, page: 1, locale: .koKR, placeholders: lookup)
+            #expect(page.items.allSatisfy { $0.thumbnailPlaceholders?.count == $0.thumbnails.count })
+            #expect(page.items.first?.thumbnailPlaceholders?.first == known)
+            let instance = try #require(JSONValue.parse(page.jsonBytes()))
+            #expect(validator.validate(instance, schemaNamed: "ProductPage") == [], "\(generation)")
+            let text = String(decoding: page.jsonBytes(), as: UTF8.self)
+            #expect(text.contains(#""thumbnailPlaceholders":[{"width":1000,"height":750,"thumbHash":"V7cJIgRygFh4doeJ"}"#))
+        }
+        for (generation, fixture) in [(OriginGeneration.v1, Fixture.v1Item), (.v2, .v2Product), (.v2b, .v2bProduct)] {
+            let detail = try generation.mapDetail(bytes: fixture.bytes, locale: .enUS, placeholders: { _ in known })
+            #expect(detail.imagePlaceholders?.count == detail.images.count)
+            #expect(detail.imageThumbnailPlaceholders?.count == detail.images.count)
+            // Null exactly where the image has no thumbnail of its own.
+            #expect(detail.imageThumbnailPlaceholders?.map { $0 == nil } == detail.imageThumbnails.map { $0 == nil })
+            let instance = try #require(JSONValue.parse(detail.jsonBytes()))
+            #expect(validator.validate(instance, schemaNamed: "ProductDetail") == [], "\(generation)")
+        }
+        // A malformed placeholder is refused by the schema.
+        let bad = JSONValue.object(["width": .number(0), "height": .number(1), "thumbHash": .string("not base64!")])
+        #expect(!validator.validate(bad, schemaNamed: "ImagePlaceholder").isEmpty)
+        #expect(validator.validate(.null, schemaNamed: "ImagePlaceholder") == [])
+    }
+
     @Test func problemAndHealthBodiesValidate() throws {
         let validator = try Self.validator()
         let problem = ProblemDetails(title: "Unprocessable Content", status: 422, detail: "2 fields are invalid.", requestId: "r-1",

@@ -73,3 +73,106 @@ extension IntegrationTests {
         }
     }
 }
+
+extension IntegrationTests {
+    /// `include=placeholders` on the list and the detail.
+    @Suite struct PlaceholdersInAnswers {
+        static func items(_ response: RawHTTPClient.Response) throws -> [[String: Any]] {
+            try #require(response.json()["items"] as? [[String: Any]])
+        }
+
+        /// Without `include`, nothing changes; with it, each item carries
+        /// `thumbnailPlaceholders` aligned with `thumbnails`: null while being computed (the
+        /// page is then fresh briefly and not served stale), then each source's size and
+        /// ThumbHash, equal to what the image route's fetch computed.
+        @Test func aListCarriesItsThumbnailsPlaceholdersOnceComputed() async throws {
+            try await ImageHarness.with(configure: { configuration, _ in
+                configuration.readPath.incompletePlaceholdersTimeToLive = .milliseconds(300)
+            }) { harness in
+                let port = harness.port
+                let (plain, first) = try await offPool {
+                    let client = try RawHTTPClient(port: port)
+                    return (try client.request("GET", "/v1/products?page=1"), try client.request("GET", "/v1/products?page=1&include=placeholders"))
+                }
+                #expect(plain.status == 200)
+                #expect(try Self.items(plain).allSatisfy { $0["thumbnailPlaceholders"] == nil })
+                #expect(first.status == 200)
+                #expect(first.header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
+                #expect(first.header("Cache-Control") == "public, max-age=0")
+                let firstItems = try Self.items(first)
+                #expect(firstItems.count == 20)
+                for item in firstItems {
+                    let thumbnails = try #require(item["thumbnails"] as? [String])
+                    let placeholders = try #require(item["thumbnailPlaceholders"] as? [Any])
+                    #expect(placeholders.count == thumbnails.count)
+                    #expect(placeholders.allSatisfy { $0 is NSNull })
+                }
+                // Keys in the contract's order: thumbnailPlaceholders right after thumbnails.
+                let text = String(decoding: first.body, as: UTF8.self)
+                #expect(text.contains(#"],"thumbnailPlaceholders":[null"#))
+                // Computed in the background; the page is then refetched, not served stale.
+                try await harness.settle()
+                try await Task.sleep(for: .milliseconds(350))
+                let second = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=1&include=placeholders") }
+                #expect(second.header("Cache-Status") == "open-market-gateway; fwd=stale; stored")
+                let source = try await offPool { try RawHTTPClient(port: harness.originURL.port!).request("GET", "/thumbnails/3-1.png") }
+                let expected = try IntegrationTests.ImagePlaceholdersComputed.expected(source.body)
+                let third = try Self.items(second)[2]
+                let placeholder = try #require((third["thumbnailPlaceholders"] as? [[String: Any]])?.first)
+                #expect(placeholder["width"] as? Int == expected.width)
+                #expect(placeholder["height"] as? Int == expected.height)
+                #expect(placeholder["thumbHash"] as? String == Data(expected.thumbHash).base64EncodedString())
+                #expect(try Self.items(second).allSatisfy { (($0["thumbnailPlaceholders"] as? [Any]) ?? []).allSatisfy { $0 is [String: Any] } })
+                // Complete: fresh for the list's time to live, and a hit from then on.
+                let hit = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=1&include=placeholders") }
+                #expect(hit.header("Cache-Status")?.hasPrefix("open-market-gateway; hit; ttl=") == true)
+                #expect(hit.body == second.body)
+            }
+        }
+
+        @Test func aDetailCarriesPlaceholdersForEachImageList() async throws {
+            try await ImageHarness.with(configure: { configuration, _ in
+                configuration.readPath.incompletePlaceholdersTimeToLive = .milliseconds(300)
+            }) { harness in
+                let port = harness.port
+                let first = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products/3?include=placeholders") }
+                #expect(first.status == 200)
+                let detail = try first.json()
+                let images = try #require(detail["images"] as? [String])
+                #expect((detail["thumbnailPlaceholders"] as? [Any])?.count == (detail["thumbnails"] as? [Any])?.count)
+                #expect((detail["imagePlaceholders"] as? [Any])?.count == images.count)
+                #expect((detail["imageThumbnailPlaceholders"] as? [Any])?.count == images.count)
+                try await harness.settle()
+                try await Task.sleep(for: .milliseconds(350))
+                let second = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products/3?include=placeholders") }
+                let placeholders = try #require(try second.json()["imagePlaceholders"] as? [[String: Any]])
+                #expect(placeholders.count == images.count)
+                #expect(placeholders.allSatisfy { ($0["width"] as? Int ?? 0) > 0 && ($0["thumbHash"] as? String)?.isEmpty == false })
+            }
+        }
+
+        /// Any other value is 400 with every field error at once; nothing reaches the origin.
+        @Test func otherIncludeValuesAreRefused() async throws {
+            try await ImageHarness.with { harness in
+                let port = harness.port
+                let (list, detail, both) = try await offPool {
+                    let client = try RawHTTPClient(port: port)
+                    return (
+                        try client.request("GET", "/v1/products?include=sizes&page=0"),
+                        try client.request("GET", "/v1/products/3?include=Placeholders"),
+                        try client.request("GET", "/v1/products/x?include=")
+                    )
+                }
+                for response in [list, detail, both] {
+                    #expect(response.status == 400)
+                    #expect(response.header("Content-Type") == "application/problem+json")
+                }
+                #expect(try (list.json()["errors"] as? [[String: String]])?.map { $0["field"] } == ["page", "include"])
+                #expect(try (detail.json()["errors"] as? [[String: String]])?.map { $0["field"] } == ["include"])
+                #expect(try (both.json()["errors"] as? [[String: String]])?.map { $0["field"] } == ["id", "include"])
+                #expect(try (detail.json()["errors"] as? [[String: String]])?.first?["message"] == "must be placeholders.")
+                #expect(harness.origin.counts.total == 0)
+            }
+        }
+    }
+}
