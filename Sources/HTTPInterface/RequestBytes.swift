@@ -58,6 +58,38 @@ public struct RequestBytes {
         return .absent
     }
 
+    /// Calls `visit` with each `name=value` pair of the query in order (a pair without `=` has
+    /// an empty value) until it returns false. Returns false, having stopped, at the first
+    /// pair that needs decoding (`%` or `+`): one pass for several parameters, where
+    /// ``queryValue(_:)`` makes one per name.
+    public func forEachPlainQueryPair(_ visit: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool) -> Bool {
+        guard let range = head.query else { return true }
+        let query = range.bytes(in: buffer)
+        var pairStart = 0
+        while pairStart <= query.count {
+            var pairEnd = pairStart
+            var equals = -1
+            var encoded = false
+            while pairEnd < query.count {
+                let byte = query[pairEnd]
+                if byte == UInt8(ascii: "&") { break }
+                if byte == UInt8(ascii: "=") && equals < 0 { equals = pairEnd }
+                if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") { encoded = true }
+                pairEnd += 1
+            }
+            if pairEnd > pairStart {
+                if encoded { return false }
+                let nameEnd = equals < 0 ? pairEnd : equals
+                let valueStart = equals < 0 ? pairEnd : equals + 1
+                let name = UnsafeRawBufferPointer(rebasing: query[pairStart..<nameEnd])
+                let value = UnsafeRawBufferPointer(rebasing: query[valueStart..<pairEnd])
+                if !visit(name, value) { return true }
+            }
+            pairStart = pairEnd + 1
+        }
+        return true
+    }
+
     /// The request's `X-Request-ID` when `RequestID` accepts it.
     package var acceptableRequestID: UnsafeRawBufferPointer? {
         header("x-request-id").flatMap { RequestID.isAcceptable($0) ? $0 : nil }

@@ -36,23 +36,34 @@ enum ListQueryParameters {
 
     /// The query from plain bytes, or nil when the stored path cannot judge it: an encoded
     /// parameter, a search (its normalisation allocates), or a value the routed path refuses.
+    /// One pass over the query (the first value of each parameter counts, as on the routed
+    /// path).
     static func parseStored(_ request: RequestBytes) -> ListQuery? {
-        guard case .absent = request.queryValue("q") else { return nil }
-        guard let page = storedNumber(request.queryValue("page"), in: 1...ListQuery.maxPage, absent: 1),
-            let pageSize = storedNumber(request.queryValue("pageSize"), in: 1...ListQuery.maxPageSize, absent: ListQuery.defaultPageSize),
-            let placeholders = IncludeParameter.parseStored(request)
-        else { return nil }
-        return ListQuery(page: page, pageSize: pageSize, includePlaceholders: placeholders)
-    }
-
-    /// A stored-path query value as a number in `range`; `absent` when not sent; nil when it
-    /// is encoded or refused.
-    private static func storedNumber(_ value: RequestBytes.QueryValue, in range: ClosedRange<Int>, absent: Int) -> Int? {
-        switch value {
-        case .absent: absent
-        case .plain(let bytes): number(bytes, in: range)
-        case .encoded: nil
+        var page: Int?
+        var pageSize: Int?
+        var placeholders: Bool?
+        var judged = true
+        let plain = request.forEachPlainQueryPair { name, value in
+            if name.elementsEqual("page".utf8) {
+                guard page == nil else { return true }
+                page = number(value, in: 1...ListQuery.maxPage)
+                judged = page != nil
+            } else if name.elementsEqual("pageSize".utf8) {
+                guard pageSize == nil else { return true }
+                pageSize = number(value, in: 1...ListQuery.maxPageSize)
+                judged = pageSize != nil
+            } else if name.elementsEqual("include".utf8) {
+                guard placeholders == nil else { return true }
+                placeholders = value.elementsEqual(IncludeParameter.placeholders.utf8) ? true : nil
+                judged = placeholders != nil
+            } else if name.elementsEqual("q".utf8) {
+                // A search: its normalisation allocates.
+                judged = false
+            }
+            return judged
         }
+        guard plain, judged else { return nil }
+        return ListQuery(page: page ?? 1, pageSize: pageSize ?? ListQuery.defaultPageSize, includePlaceholders: placeholders ?? false)
     }
 
     /// Plain ASCII digits (at most 5, no sign) within `range`.

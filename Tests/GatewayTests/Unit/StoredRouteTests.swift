@@ -2,6 +2,7 @@
 import HTTPCodec
 @testable import HTTPInterface
 @testable import Routing
+import GatewayModels
 import Testing
 
 @Suite struct StoredRouteTests {
@@ -54,5 +55,31 @@ import Testing
         #expect(value("/a?pages=3", "page") == "absent")
         #expect(value("/a?page=%33", "page") == "encoded")
         #expect(value("/a?x=a+b&page=3", "page") == "encoded")
+    }
+
+    /// The list's stored path reads every parameter in one pass, as the routed path would:
+    /// the first value counts; a search, an encoded pair or a value the routed path refuses
+    /// is declined (nil: the routed path answers).
+    @Test func listQueriesAreReadInOnePass() {
+        func query(_ target: String) -> ListQuery? {
+            var decoder = RequestDecoder()
+            var buffer = Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+            return buffer.withUnsafeMutableBytes { bytes in
+                guard case .complete(let message) = decoder.decode(bytes) else { return nil }
+                return ListQueryParameters.parseStored(RequestBytes(buffer: UnsafeRawBufferPointer(bytes), head: message.head))
+            }
+        }
+        #expect(query("/v1/products") == ListQuery())
+        #expect(query("/v1/products?page=3&pageSize=50") == ListQuery(page: 3, pageSize: 50))
+        #expect(query("/v1/products?include=placeholders&page=2") == ListQuery(page: 2, includePlaceholders: true))
+        #expect(query("/v1/products?page=2&page=9&include=placeholders&include=x") == ListQuery(page: 2, includePlaceholders: true))
+        #expect(query("/v1/products?x=1&pageSize=7") == ListQuery(pageSize: 7))
+        #expect(query("/v1/products?page") == nil)
+        #expect(query("/v1/products?page=0") == nil)
+        #expect(query("/v1/products?include=Placeholders") == nil)
+        #expect(query("/v1/products?include=") == nil)
+        #expect(query("/v1/products?q=shoe") == nil)
+        #expect(query("/v1/products?page=1&x=%20") == nil)
+        #expect(query("/v1/products?x=a+b&page=1") == nil)
     }
 }
