@@ -27,17 +27,74 @@ final class PlaceholderCollection: Sendable {
         }
     }
 
+    /// Whether any placeholder was unknown (being computed, or not asked for yet): the page
+    /// is incomplete.
+    var hasUnknown: Bool { unknown.withLock { !$0.isEmpty } }
+
     /// Starts preparing the unknown ones (deduplicated; at most
     /// ``ProductReads/maxPlaceholderPreparations`` at once process-wide, the rest left for a
-    /// later read). True when any was unknown: the page is incomplete.
-    func prepareMissing(origin: (any OriginSending)?, requestID: String) -> Bool {
+    /// later read), `completion` called once for each started; returns how many started.
+    @discardableResult
+    func prepareMissing(
+        origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void = { _ in }
+    ) -> Int {
         let urls = unknown.withLock { $0 }
-        guard let images, !urls.isEmpty else { return false }
+        guard let images else { return 0 }
         var seen = Set<String>()
+        var started = 0
         for url in urls where seen.insert(url).inserted {
             guard images.placeholderPreparations.inProgress < ProductReads.maxPlaceholderPreparations else { break }
-            images.preparePlaceholder(url, origin: origin, requestID: requestID) { _ in }
+            images.preparePlaceholder(url, origin: origin, requestID: requestID, completion: completion)
+            started += 1
         }
-        return true
+        return started
+    }
+}
+
+/// Waits for the placeholders being prepared, or until ``expire()``, whichever comes first,
+/// then runs `then` once. Those that end before ``arm(expecting:)`` (how many were started)
+/// count too. Thread-safe.
+final class PlaceholderWait: Sendable {
+    private struct State {
+        var expected: Int?
+        var done = 0
+        var fired = false
+    }
+
+    private let state = Locked(State())
+    private let then: @Sendable () -> Void
+
+    init(then: @escaping @Sendable () -> Void) {
+        self.then = then
+    }
+
+    /// One placeholder is ready (or failed).
+    func oneDone() {
+        fire { state in
+            state.done += 1
+            return state.expected.map { state.done >= $0 } ?? false
+        }
+    }
+
+    /// `count` preparations were started.
+    func arm(expecting count: Int) {
+        fire { state in
+            state.expected = count
+            return state.done >= count
+        }
+    }
+
+    /// The wait is over.
+    func expire() {
+        fire { _ in true }
+    }
+
+    private func fire(when decide: (inout State) -> Bool) {
+        let fires = state.withLock { state -> Bool in
+            guard decide(&state), !state.fired else { return false }
+            state.fired = true
+            return true
+        }
+        if fires { then() }
     }
 }

@@ -51,7 +51,7 @@ extension ProductReads {
                 switch result {
                 case .success(let fetched):
                     DispatchQueue.global().async { [self] in
-                        completion(store(.v1(fetched), kind: kind, key: key, locale: locale, context: context, generation: generation))
+                        storeAfterPlaceholders(.v1(fetched), kind: kind, key: key, locale: locale, context: context, generation: generation, completion: completion)
                     }
                 case .failure(let failure):
                     completion(.failure(failure.error, originStatus: failure.originStatus, fallback: nil))
@@ -67,7 +67,8 @@ extension ProductReads {
             case .success(let response) where response.status == 200:
                 // Mapping and compression are CPU work: off the loop.
                 DispatchQueue.global().async { [self] in
-                    completion(store(.body(response.body), kind: kind, key: key, locale: locale, context: context, generation: generation))
+                    storeAfterPlaceholders(
+                        .body(response.body), kind: kind, key: key, locale: locale, context: context, generation: generation, completion: completion)
                 }
             case .success(let response) where response.status == 404:
                 let page = CachedPage(
@@ -98,48 +99,46 @@ extension ProductReads {
         case v1(V1Fetch)
     }
 
+    /// ``store(_:kind:key:locale:context:generation:)``, after waiting up to `--placeholder-wait`
+    /// for the placeholders being computed when the request asks for them and some are not
+    /// known yet: the answer then carries those that came in time. Off the loop; `completion`
+    /// runs once, on a global queue.
+    func storeAfterPlaceholders(
+        _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int,
+        completion: @escaping @Sendable (Outcome) -> Void
+    ) {
+        let finish: @Sendable () -> Void = { [self] in
+            completion(store(fetched, kind: kind, key: key, locale: locale, context: context, generation: generation))
+        }
+        guard kind.includesPlaceholders, images != nil, configuration.placeholderWait > .zero else { return finish() }
+        // A first mapping only to learn which placeholders are unknown.
+        let probe = PlaceholderCollection(images: images)
+        guard (try? contract(fetched, kind: kind, locale: locale, placeholders: probe.lookup)) != nil, probe.hasUnknown else { return finish() }
+        let wait = PlaceholderWait(then: finish)
+        let started = probe.prepareMissing(origin: context.origin, requestID: context.requestID) { _ in wait.oneDone() }
+        wait.arm(expecting: started)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(configuration.placeholderWait / .milliseconds(1)))) {
+            wait.expire()
+        }
+    }
+
     /// Maps what was fetched to contract bytes, gzips them, stores the page. Off the loop.
     func store(
         _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int
     ) -> Outcome {
-        let identity: [UInt8]
-        var timeToLive: Duration
-        var hasNextPage = false
-        var storedAt = ContinuousClock.now
         let placeholders = kind.includesPlaceholders ? PlaceholderCollection(images: images) : nil
-        let lookup = placeholders?.lookup
+        let mapped: Mapped
         do {
-            switch (kind, fetched) {
-            case (.list(let query), .v1(let v1)):
-                var contract = try OriginGeneration.mapV1Pages(
-                    v1.pages, query: query, locale: locale, imageURL: imageURL, placeholders: lookup)
-                timeToLive = configuration.listTimeToLive
-                storedAt = v1.oldest
-                if v1.readAheadFailed {
-                    // The page before was full: say a next page exists, and look again soon.
-                    contract.hasNextPage = true
-                    timeToLive = min(timeToLive, configuration.notFoundTimeToLive)
-                }
-                hasNextPage = contract.hasNextPage
-                identity = contract.jsonBytes()
-            case (.list(let query), .body(let body)):
-                let contract = try originGeneration.mapPage(
-                    bytes: body, page: query.page, locale: locale, imageURL: imageURL, placeholders: lookup)
-                hasNextPage = contract.hasNextPage
-                identity = contract.jsonBytes()
-                timeToLive = configuration.listTimeToLive
-            case (.detail, .body(let body)):
-                identity = try originGeneration.detailJSON(bytes: body, locale: locale, imageURL: imageURL, placeholders: lookup)
-                timeToLive = configuration.detailTimeToLive
-            case (.detail, .v1):
-                preconditionFailure("details are one origin request")
-            }
+            mapped = try contract(fetched, kind: kind, locale: locale, placeholders: placeholders?.lookup)
         } catch {
             context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
             return .failure(.badGateway("The origin's response could not be read."), originStatus: 200, fallback: nil)
         }
-        let incomplete = placeholders?.prepareMissing(origin: context.origin, requestID: context.requestID) ?? false
-        if incomplete {
+        let (identity, hasNextPage, storedAt) = (mapped.identity, mapped.hasNextPage, mapped.storedAt)
+        var timeToLive = mapped.timeToLive
+        let incomplete = placeholders?.hasUnknown ?? false
+        if let placeholders, incomplete {
+            placeholders.prepareMissing(origin: context.origin, requestID: context.requestID)
             // Some are being computed: the next read a moment later carries them.
             timeToLive = min(timeToLive, configuration.incompletePlaceholdersTimeToLive)
         }
@@ -150,6 +149,41 @@ extension ProductReads {
         page.revalidatesInBackground = !incomplete
         storeCounting(page, key, generation: generation)
         return .page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: false))
+    }
+
+    /// What a fetch maps to: the contract bytes, how long they are fresh, whether a next page
+    /// exists, and how old they are.
+    struct Mapped {
+        var identity: [UInt8]
+        var timeToLive: Duration
+        var hasNextPage: Bool
+        var storedAt: ContinuousClock.Instant
+    }
+
+    /// Maps what was fetched to contract bytes, with `placeholders` when the request asks.
+    /// - Throws: ``OriginResponseError`` when the origin's body is not its generation's shape.
+    func contract(_ fetched: Fetched, kind: Kind, locale: ClientLocale, placeholders: ImagePlaceholderLookup?) throws(OriginResponseError)
+        -> Mapped
+    {
+        switch (kind, fetched) {
+        case (.list(let query), .v1(let v1)):
+            var contract = try OriginGeneration.mapV1Pages(v1.pages, query: query, locale: locale, imageURL: imageURL, placeholders: placeholders)
+            var timeToLive = configuration.listTimeToLive
+            if v1.readAheadFailed {
+                // The page before was full: say a next page exists, and look again soon.
+                contract.hasNextPage = true
+                timeToLive = min(timeToLive, configuration.notFoundTimeToLive)
+            }
+            return Mapped(identity: contract.jsonBytes(), timeToLive: timeToLive, hasNextPage: contract.hasNextPage, storedAt: v1.oldest)
+        case (.list(let query), .body(let body)):
+            let contract = try originGeneration.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL, placeholders: placeholders)
+            return Mapped(identity: contract.jsonBytes(), timeToLive: configuration.listTimeToLive, hasNextPage: contract.hasNextPage, storedAt: .now)
+        case (.detail, .body(let body)):
+            let identity = try originGeneration.detailJSON(bytes: body, locale: locale, imageURL: imageURL, placeholders: placeholders)
+            return Mapped(identity: identity, timeToLive: configuration.detailTimeToLive, hasNextPage: false, storedAt: .now)
+        case (.detail, .v1):
+            preconditionFailure("details are one origin request")
+        }
     }
 
     /// Fetches list page `query` in the background after a miss on the page before it, so

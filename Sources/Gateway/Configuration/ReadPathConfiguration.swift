@@ -10,6 +10,9 @@ public struct ReadPathConfiguration: Sendable {
     /// How long a page answered with placeholders still being computed stays fresh (at most
     /// 5 s; not a flag: tests shorten it).
     public var incompletePlaceholdersTimeToLive: Duration = .seconds(5)
+    /// `--placeholder-wait`: how long a miss asked with `include=placeholders` waits for the
+    /// placeholders being computed before it answers with those it has.
+    public var placeholderWait: Duration = .milliseconds(150)
     public var cache = PageCache.Configuration()
     /// Supported locales and the default for everything else.
     public var locales = LocaleResolver()

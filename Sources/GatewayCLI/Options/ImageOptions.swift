@@ -50,6 +50,9 @@ struct ImageOptions: ConfigurationOptions {
     @Option(help: "Seconds one image render may take before it is stopped (502). (env: GATEWAY_IMAGE_RENDER_TIMEOUT)")
     var imageRenderTimeout: Double = 10
 
+    @Option(help: "Seconds a list or detail asked with include=placeholders waits, on a miss, for the placeholders being computed (at most 1; 0: not at all). (env: GATEWAY_PLACEHOLDER_WAIT)")
+    var placeholderWait: Double = 0.15
+
     /// `--image-host` values, each possibly a comma-separated list (as the environment
     /// variable gives them).
     var imageHosts: [String] {
@@ -72,6 +75,7 @@ struct ImageOptions: ConfigurationOptions {
         guard imageRenderTimeout > 0, imageRenderTimeout <= 300 else {
             throw ValidationError("--image-render-timeout must be more than 0 and at most 300 seconds.")
         }
+        guard placeholderWait >= 0, placeholderWait <= 1 else { throw ValidationError("--placeholder-wait must be 0 to 1 second.") }
         guard imageSigningKey.map({ $0.utf8.count >= 16 }) ?? true else {
             throw ValidationError("--image-signing-key must be at least 16 characters.")
         }
@@ -101,5 +105,6 @@ struct ImageOptions: ConfigurationOptions {
         configuration.images.avifSpeed = avifSpeed
         configuration.images.maxPixels = maxImagePixels
         configuration.images.renderTimeout = .milliseconds(Int64(imageRenderTimeout * 1000))
+        configuration.readPath.placeholderWait = .milliseconds(Int64((placeholderWait * 1000).rounded()))
     }
 }

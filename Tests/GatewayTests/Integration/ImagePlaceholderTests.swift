@@ -82,12 +82,14 @@ extension IntegrationTests {
         }
 
         /// Without `include`, nothing changes; with it, each item carries
-        /// `thumbnailPlaceholders` aligned with `thumbnails`: null while being computed (the
-        /// page is then fresh briefly and not served stale), then each source's size and
-        /// ThumbHash, equal to what the image route's fetch computed.
+        /// `thumbnailPlaceholders` aligned with `thumbnails`: null while being computed (here the
+        /// miss does not wait: `--placeholder-wait 0`; the page is then fresh briefly and not
+        /// served stale), then each source's size and ThumbHash, equal to what the image
+        /// route's fetch computed.
         @Test func aListCarriesItsThumbnailsPlaceholdersOnceComputed() async throws {
             try await ImageHarness.with(configure: { configuration, _ in
                 configuration.readPath.incompletePlaceholdersTimeToLive = .milliseconds(300)
+                configuration.readPath.placeholderWait = .zero
             }) { harness in
                 let port = harness.port
                 let (plain, first) = try await offPool {
@@ -130,9 +132,48 @@ extension IntegrationTests {
             }
         }
 
+        /// A cold list waits up to `--placeholder-wait` for them: with sources that come at once,
+        /// the first answer carries every placeholder and keeps the list's time to live.
+        @Test func aColdListWaitsForItsPlaceholders() async throws {
+            try await ImageHarness.with(configure: { configuration, _ in
+                configuration.readPath.placeholderWait = .seconds(1)
+            }) { harness in
+                let first = try await offPool {
+                    try RawHTTPClient(port: harness.port).request("GET", "/v1/products?page=1&include=placeholders")
+                }
+                #expect(first.header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
+                // The list's 30 s (the page is dated from its origin pages: 29 or 30 left), not 5.
+                #expect(["public, max-age=30", "public, max-age=29"].contains(first.header("Cache-Control") ?? ""))
+                let placeholders = try Self.items(first).flatMap { ($0["thumbnailPlaceholders"] as? [Any]) ?? [] }
+                #expect(placeholders.count == 42)
+                #expect(placeholders.allSatisfy { $0 is [String: Any] })
+            }
+        }
+
+        /// Sources that cannot be decoded (here: more pixels than `--max-image-pixels`) leave
+        /// their entries null, and the miss answers as soon as every preparation has ended,
+        /// before the wait is over; failures are remembered, so the page is complete.
+        @Test func failedSourcesEndTheWaitAsNull() async throws {
+            try await ImageHarness.with(configure: { configuration, _ in
+                configuration.readPath.placeholderWait = .seconds(1)
+                configuration.images.maxPixels = 1
+            }) { harness in
+                let started = ContinuousClock.now
+                let first = try await offPool {
+                    try RawHTTPClient(port: harness.port).request("GET", "/v1/products?page=1&include=placeholders")
+                }
+                #expect(ContinuousClock.now - started < .milliseconds(900))
+                let placeholders = try Self.items(first).flatMap { ($0["thumbnailPlaceholders"] as? [Any]) ?? [] }
+                #expect(placeholders.count == 42)
+                #expect(placeholders.allSatisfy { $0 is NSNull })
+                #expect(["public, max-age=30", "public, max-age=29"].contains(first.header("Cache-Control") ?? ""))
+            }
+        }
+
         @Test func aDetailCarriesPlaceholdersForEachImageList() async throws {
             try await ImageHarness.with(configure: { configuration, _ in
                 configuration.readPath.incompletePlaceholdersTimeToLive = .milliseconds(300)
+                configuration.readPath.placeholderWait = .zero
             }) { harness in
                 let port = harness.port
                 let first = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products/3?include=placeholders") }

@@ -49,3 +49,32 @@ import Testing
         for _ in 0..<2 { #expect(done.wait(timeout: .now() + 5) == .success) }
     }
 }
+
+/// The wait of a miss for its placeholders: ends once every started preparation has ended
+/// (those that ended before it was armed count) or when it expires; runs its work once.
+@Suite struct PlaceholderWaitTests {
+    @Test func endsWhenAllAreDoneOrItExpiresOnce() {
+        let runs = Locked(0)
+        let early = PlaceholderWait { runs.withLock { $0 += 1 } }
+        early.oneDone()
+        early.arm(expecting: 2)
+        #expect(runs.withLock { $0 } == 0)
+        early.oneDone()
+        #expect(runs.withLock { $0 } == 1)
+        early.expire()
+        early.oneDone()
+        #expect(runs.withLock { $0 } == 1)
+
+        let none = PlaceholderWait { runs.withLock { $0 += 1 } }
+        none.arm(expecting: 0)
+        #expect(runs.withLock { $0 } == 2)
+
+        let expired = PlaceholderWait { runs.withLock { $0 += 1 } }
+        expired.arm(expecting: 3)
+        expired.oneDone()
+        expired.expire()
+        expired.oneDone()
+        expired.oneDone()
+        #expect(runs.withLock { $0 } == 3)
+    }
+}
