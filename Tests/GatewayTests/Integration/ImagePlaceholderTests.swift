@@ -132,11 +132,13 @@ extension IntegrationTests {
             }
         }
 
-        /// A cold list waits up to `--placeholder-wait` for them: with sources that come at once,
-        /// the first answer carries every placeholder and keeps the list's time to live.
+        /// A cold list waits up to `--placeholder-wait` for them: the first answer carries every
+        /// placeholder and keeps the list's time to live. (A wait longer than the flag allows,
+        /// so that sanitizer builds, ten times slower, finish within it: the answer comes as
+        /// soon as the last placeholder is ready, in about 0.2 s in a debug build.)
         @Test func aColdListWaitsForItsPlaceholders() async throws {
             try await ImageHarness.with(configure: { configuration, _ in
-                configuration.readPath.placeholderWait = .seconds(1)
+                configuration.readPath.placeholderWait = .seconds(10)
             }) { harness in
                 let first = try await offPool {
                     try RawHTTPClient(port: harness.port).request("GET", "/v1/products?page=1&include=placeholders")
@@ -155,14 +157,14 @@ extension IntegrationTests {
         /// before the wait is over; failures are remembered, so the page is complete.
         @Test func failedSourcesEndTheWaitAsNull() async throws {
             try await ImageHarness.with(configure: { configuration, _ in
-                configuration.readPath.placeholderWait = .seconds(1)
+                configuration.readPath.placeholderWait = .seconds(30)
                 configuration.images.maxPixels = 1
             }) { harness in
-                let started = ContinuousClock.now
+                // The client gives up after 10 s: an answer at all means the wait (30 s) ended
+                // when the preparations did (about 0.2 s in a debug build), not at its end.
                 let first = try await offPool {
-                    try RawHTTPClient(port: harness.port).request("GET", "/v1/products?page=1&include=placeholders")
+                    try RawHTTPClient(port: harness.port, timeout: 10).request("GET", "/v1/products?page=1&include=placeholders")
                 }
-                #expect(ContinuousClock.now - started < .milliseconds(900))
                 let placeholders = try Self.items(first).flatMap { ($0["thumbnailPlaceholders"] as? [Any]) ?? [] }
                 #expect(placeholders.count == 42)
                 #expect(placeholders.allSatisfy { $0 is NSNull })
