@@ -107,13 +107,16 @@ extension ProductReads {
         _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int,
         completion: @escaping @Sendable (Outcome) -> Void
     ) {
-        let finish: @Sendable () -> Void = { [self] in
-            completion(store(fetched, kind: kind, key: key, locale: locale, context: context, generation: generation))
+        let store: @Sendable () -> Void = { [self] in
+            completion(self.store(fetched, kind: kind, key: key, locale: locale, context: context, generation: generation))
         }
-        guard kind.includesPlaceholders, images != nil, configuration.placeholderWait > .zero else { return finish() }
+        guard kind.includesPlaceholders, images != nil, configuration.placeholderWait > .zero else { return store() }
+        // The wait ends on an image worker, the disk queue or a timer: the mapping and gzip
+        // go to a global queue, holding neither the worker nor the disk queue.
+        let finish: @Sendable () -> Void = { DispatchQueue.global().async(execute: store) }
         // A first mapping only to learn which placeholders are unknown.
         let probe = PlaceholderCollection(images: images)
-        guard (try? contract(fetched, kind: kind, locale: locale, placeholders: probe.lookup)) != nil, probe.hasUnknown else { return finish() }
+        guard (try? contract(fetched, kind: kind, locale: locale, placeholders: probe.lookup)) != nil, probe.hasUnknown else { return store() }
         let wait = PlaceholderWait(then: finish)
         let started = probe.prepareMissing(origin: context.origin, requestID: context.requestID) { _ in wait.oneDone() }
         wait.arm(expecting: started)

@@ -47,7 +47,9 @@ final class ImageWorkers: Sendable {
     let maxWaiting: Int
     let maxBackground: Int
 
-    init(count: Int, maxWaiting: Int, maxBackground: Int = 256) {
+    /// `maxBackground` defaults to 64, as many as renders may wait: each waiting job holds its
+    /// source's bytes (up to `--max-image-bytes`), so this bounds their memory too.
+    init(count: Int, maxWaiting: Int, maxBackground: Int = 64) {
         self.count = max(1, count)
         self.maxWaiting = maxWaiting
         self.maxBackground = maxBackground
