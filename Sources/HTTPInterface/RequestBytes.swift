@@ -37,31 +37,20 @@ public struct RequestBytes {
     /// The first value of query parameter `name`, as `GatewayRequest.queryValue` would find
     /// it, when that needs no decoding.
     public func queryValue(_ name: StaticString) -> QueryValue {
-        guard let range = head.query else { return .absent }
-        let query = range.bytes(in: buffer)
-        var pairStart = 0
-        while pairStart <= query.count {
-            var pairEnd = pairStart
-            while pairEnd < query.count && query[pairEnd] != UInt8(ascii: "&") { pairEnd += 1 }
-            if pairEnd > pairStart {
-                var equals = pairStart
-                while equals < pairEnd && query[equals] != UInt8(ascii: "=") { equals += 1 }
-                let pair = UnsafeRawBufferPointer(rebasing: query[pairStart..<pairEnd])
-                if pair.contains(UInt8(ascii: "%")) || pair.contains(UInt8(ascii: "+")) { return .encoded }
-                if ByteRange(pairStart, equals).equals(name, in: query) {
-                    let valueStart = min(equals + 1, pairEnd)
-                    return .plain(UnsafeRawBufferPointer(rebasing: query[valueStart..<pairEnd]))
-                }
-            }
-            pairStart = pairEnd + 1
+        var found = QueryValue.absent
+        let plain = forEachPlainQueryPair { pair, value in
+            guard pair.count == name.utf8CodeUnitCount, pair.elementsEqual(UnsafeRawBufferPointer(start: name.utf8Start, count: pair.count))
+            else { return true }
+            found = .plain(value)
+            return false
         }
-        return .absent
+        return plain ? found : .encoded
     }
 
     /// Calls `visit` with each `name=value` pair of the query in order (a pair without `=` has
     /// an empty value) until it returns false. Returns false, having stopped, at the first
     /// pair that needs decoding (`%` or `+`): one pass for several parameters, where
-    /// ``queryValue(_:)`` makes one per name.
+    /// ``queryValue(_:)`` for each name would make one per name.
     public func forEachPlainQueryPair(_ visit: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool) -> Bool {
         guard let range = head.query else { return true }
         let query = range.bytes(in: buffer)

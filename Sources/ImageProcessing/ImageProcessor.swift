@@ -57,14 +57,7 @@ public enum ImageProcessor {
         let deadline = UnsafeMutablePointer<cvips_deadline>.allocate(capacity: 1)
         defer { deadline.deallocate() }
         deadline.initialize(to: cvips_deadline(deadline: g_get_monotonic_time() + Int(options.timeLimit / .microseconds(1)), fired: 0))
-        let header = try load(buffer, format, shrink: 1, scale: 1)
-        let width = Int(cvips_width(header))
-        let height = Int(cvips_height(header))
-        let (shown, _) = displayed(header)
-        cvips_unref(header)
-        guard width.multipliedReportingOverflow(by: height).partialValue <= options.maxPixels, width <= options.maxPixels,
-            height <= options.maxPixels
-        else { throw .tooManyPixels(width: width, height: height, limit: options.maxPixels) }
+        let (shown, _) = try displayedSize(buffer, format, maxPixels: options.maxPixels)
         let target = min(options.width ?? shown, shown)
         let (shrink, scale) = shrinkOnLoad(format, factor: Double(shown) / Double(max(1, target)))
         let source = try load(buffer, format, shrink: shrink, scale: scale)
@@ -120,13 +113,7 @@ public enum ImageProcessor {
                 let deadline = UnsafeMutablePointer<cvips_deadline>.allocate(capacity: 1)
                 defer { deadline.deallocate() }
                 deadline.initialize(to: cvips_deadline(deadline: g_get_monotonic_time() + Int(timeLimit / .microseconds(1)), fired: 0))
-                let header = try load(buffer, format, shrink: 1, scale: 1)
-                let width = Int(cvips_width(header))
-                let height = Int(cvips_height(header))
-                let (shownWidth, shownHeight) = displayed(header)
-                cvips_unref(header)
-                guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels, width <= maxPixels, height <= maxPixels
-                else { throw .tooManyPixels(width: width, height: height, limit: maxPixels) }
+                let (shownWidth, shownHeight) = try displayedSize(buffer, format, maxPixels: maxPixels)
                 let (shrink, scale) = shrinkOnLoad(format, factor: Double(max(shownWidth, shownHeight)) / Double(max(1, side)))
                 let image = try load(buffer, format, shrink: shrink, scale: scale)
                 defer { cvips_unref(image) }
@@ -149,6 +136,20 @@ public enum ImageProcessor {
                     rgba: Array(UnsafeRawBufferPointer(start: pixels, count: length)))
             }
         }.get()
+    }
+
+    /// The displayed size (orientation applied) of the image in `buffer`, from its header; the
+    /// image is refused undecoded when it has more than `maxPixels` pixels.
+    private static func displayedSize(_ buffer: UnsafeRawBufferPointer, _ format: ImageFormat, maxPixels: Int) throws(ImageProcessingError)
+        -> (width: Int, height: Int)
+    {
+        let header = try load(buffer, format, shrink: 1, scale: 1)
+        defer { cvips_unref(header) }
+        let width = Int(cvips_width(header))
+        let height = Int(cvips_height(header))
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels, width <= maxPixels, height <= maxPixels
+        else { throw .tooManyPixels(width: width, height: height, limit: maxPixels) }
+        return displayed(header)
     }
 
     /// Shrink-on-load for a resize by `factor`, leaving the resize at least a factor of two to

@@ -114,9 +114,12 @@ extension ProductReads {
         // The wait ends on an image worker, the disk queue or a timer: the mapping and gzip
         // go to a global queue, holding neither the worker nor the disk queue.
         let finish: @Sendable () -> Void = { DispatchQueue.global().async(execute: store) }
-        // A first mapping only to learn which placeholders are unknown.
+        // Mapped once to learn which placeholders are unknown; stored as it is when none is.
         let probe = PlaceholderCollection(images: images)
-        guard (try? contract(fetched, kind: kind, locale: locale, placeholders: probe.lookup)) != nil, probe.hasUnknown else { return store() }
+        guard let mapped = try? contract(fetched, kind: kind, locale: locale, placeholders: probe.lookup) else { return store() }
+        guard probe.hasUnknown else {
+            return completion(self.store(mapped, placeholders: probe, key: key, locale: locale, context: context, generation: generation))
+        }
         let wait = PlaceholderWait(then: finish)
         let started = probe.prepareMissing(origin: context.origin, requestID: context.requestID) { _ in wait.oneDone() }
         wait.arm(expecting: started)
@@ -137,6 +140,15 @@ extension ProductReads {
             context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
             return .failure(.badGateway("The origin's response could not be read."), originStatus: 200, fallback: nil)
         }
+        return store(mapped, placeholders: placeholders, key: key, locale: locale, context: context, generation: generation)
+    }
+
+    /// Stores a mapped page: gzipped, fresh for its time to live, or briefly when placeholders
+    /// it carries (`placeholders`, when the request asks for them) are unknown yet, whose
+    /// preparation then starts.
+    func store(
+        _ mapped: Mapped, placeholders: PlaceholderCollection?, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int
+    ) -> Outcome {
         let (identity, hasNextPage, storedAt) = (mapped.identity, mapped.hasNextPage, mapped.storedAt)
         var timeToLive = mapped.timeToLive
         let incomplete = placeholders?.hasUnknown ?? false

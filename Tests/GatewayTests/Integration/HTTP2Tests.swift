@@ -282,13 +282,19 @@ extension IntegrationTests {
             let metrics = GatewayMetrics()
             try await TestServer.with(router: TestRoutes.router(metrics: metrics), metrics: metrics) { server in
                 let port = server.port
-                let text = try await offPool { () -> String in
+                try await offPool {
                     let answers = try HTTP2TestClient(port: port).send([.init("GET", "/healthz"), .init("GET", "/healthz"), .init("PATCH", "/items/4")])
                     #expect(answers.map(\.status) == [200, 200, 200])
                     _ = try RawHTTPClient(port: port).request("GET", "/healthz", headers: ["Connection: close"])
-                    return try RawHTTPClient(port: port).request("GET", "/metrics").text
                 }
-                let lines = Set(text.split(separator: "\n").map(String.init))
+                // A request is counted once its answer is written, which the client may see
+                // first: the figures are read once the last request's count is in.
+                var lines: Set<String> = []
+                _ = try await poll {
+                    let text = (try? RawHTTPClient(port: port).request("GET", "/metrics").text) ?? ""
+                    lines = Set(text.split(separator: "\n").map(String.init))
+                    return lines.contains(where: { $0.hasPrefix(#"gateway_http_requests_total{route="/healthz",method="GET",protocol="HTTP/1.1""#) })
+                }
                 #expect(lines.contains(#"gateway_http_requests_total{route="/healthz",method="GET",protocol="HTTP/2",status="200"} 2"#))
                 #expect(lines.contains(#"gateway_http_requests_total{route="/items/{id}",method="PATCH",protocol="HTTP/2",status="200"} 1"#))
                 #expect(lines.contains(#"gateway_http_requests_total{route="/healthz",method="GET",protocol="HTTP/1.1",status="200"} 1"#))

@@ -77,6 +77,13 @@ extension IntegrationTests {
 extension IntegrationTests {
     /// `include=placeholders` on the list and the detail.
     @Suite struct PlaceholdersInAnswers {
+        /// Misses do not wait for placeholders (`--placeholder-wait 0`), and incomplete pages
+        /// are fresh for 0.3 s instead of 5.
+        static func answerWithoutWaiting(_ configuration: inout GatewayConfiguration, _: Int) {
+            configuration.readPath.incompletePlaceholdersTimeToLive = .milliseconds(300)
+            configuration.readPath.placeholderWait = .zero
+        }
+
         static func items(_ response: RawHTTPClient.Response) throws -> [[String: Any]] {
             try #require(response.json()["items"] as? [[String: Any]])
         }
@@ -87,10 +94,7 @@ extension IntegrationTests {
         /// served stale), then each source's size and ThumbHash, equal to what the image
         /// route's fetch computed.
         @Test func aListCarriesItsThumbnailsPlaceholdersOnceComputed() async throws {
-            try await ImageHarness.with(configure: { configuration, _ in
-                configuration.readPath.incompletePlaceholdersTimeToLive = .milliseconds(300)
-                configuration.readPath.placeholderWait = .zero
-            }) { harness in
+            try await ImageHarness.with(configure: Self.answerWithoutWaiting) { harness in
                 let port = harness.port
                 let (plain, first) = try await offPool {
                     let client = try RawHTTPClient(port: port)
@@ -173,10 +177,7 @@ extension IntegrationTests {
         }
 
         @Test func aDetailCarriesPlaceholdersForEachImageList() async throws {
-            try await ImageHarness.with(configure: { configuration, _ in
-                configuration.readPath.incompletePlaceholdersTimeToLive = .milliseconds(300)
-                configuration.readPath.placeholderWait = .zero
-            }) { harness in
+            try await ImageHarness.with(configure: Self.answerWithoutWaiting) { harness in
                 let port = harness.port
                 let first = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products/3?include=placeholders") }
                 #expect(first.status == 200)
