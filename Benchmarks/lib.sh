@@ -132,8 +132,18 @@ compare_named() {
     local url status
     for url in "$url_a" "$url_b"; do
         # shellcheck disable=SC2086
-        status=$(curl -ks ${CHECK_FLAGS:-} -o /dev/null -w '%{http_code}' "$@" "$url")
-        case "$status" in 2*) ;; *) echo "$label: $url answers $status, not 2xx" >&2; exit 1 ;; esac
+        status=$(curl -ks ${CHECK_FLAGS:-} -D "$WORK/check.head" -o "$WORK/check.body" -w '%{http_code}' "$@" "$url")
+        case "$status" in
+            2*) ;;
+            *)
+                # What the server said, and the gateway's last lines, to tell why.
+                echo "$label: $url answers $status, not 2xx" >&2
+                cat "$WORK/check.head" "$WORK/check.body" >&2
+                echo >&2
+                tail -n 20 "$WORK/gateway.log" >&2 || true
+                exit 1
+                ;;
+        esac
     done
     : >"$WORK/g.txt"
     : >"$WORK/n.txt"

@@ -117,6 +117,20 @@ public final class GatewayMetrics: Sendable {
         }
     }
 
+    /// Counts one background fetch of `kind` (`page`, `thumbnail`, `detail`): `outcome` is
+    /// `made`, `skipped_full`, `skipped_origin_failing`, `used` (a client read what it
+    /// fetched) or `wasted` (it left the cache unread).
+    package func prefetch(_ kind: String, outcome: String) {
+        counter("gateway_prefetches_total", [("kind", kind), ("outcome", outcome)]).increment()
+    }
+
+    /// Counts placeholders in answers to `include=placeholders`: `outcome` `ready` (in the
+    /// answer) or `missing` (null: pending or failed); and answers that `waited` for some.
+    package func placeholders(_ outcome: String, count: Int = 1) {
+        guard count > 0 else { return }
+        counter("gateway_placeholders_total", [("outcome", outcome)]).increment(by: Int64(count))
+    }
+
     /// Counts one reload of the process's files: `files` names them (`tls`), `outcome` is `ok`
     /// or `failed` (the files in use stay).
     package func fileReload(files: String, outcome: String) {

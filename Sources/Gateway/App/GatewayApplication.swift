@@ -71,8 +71,9 @@ public enum GatewayApplication {
         // images must not start.
         try ImageProcessor.start()
         let signer = try ImageSigner.make(for: configuration.images)
-        let images = try ImageReads(origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics)
         let client = configuration.origin.client
+        let lane = PrefetchLane(originConnections: client.maxConnectionsPerLoop, metrics: metrics)
+        let images = try ImageReads(origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics, lane: lane)
         let shared = configuration.redis.map { _ in
             SharedPages(
                 prefix: ReplicaNamespace.pages(

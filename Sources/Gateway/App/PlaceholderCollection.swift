@@ -7,6 +7,7 @@ import HTTPInterface
 final class PlaceholderCollection: Sendable {
     private let images: ImageReads?
     private let unknown = Locked<[String]>([])
+    private let counts = Locked<(ready: Int, missing: Int)>((0, 0))
 
     init(images: ImageReads?) {
         self.images = images
@@ -15,12 +16,17 @@ final class PlaceholderCollection: Sendable {
     /// The mapper's lookup: a ready placeholder, else nil (failed ones too); unknown URLs are
     /// noted.
     var lookup: ImagePlaceholderLookup {
-        { [images, unknown] url in
+        { [images, unknown, counts] url in
             guard let images else { return nil }
             switch images.placeholder(for: url) {
-            case .ready(let placeholder): return placeholder
-            case .failed: return nil
+            case .ready(let placeholder):
+                counts.withLock { $0.ready += 1 }
+                return placeholder
+            case .failed:
+                counts.withLock { $0.missing += 1 }
+                return nil
             case .unknown:
+                counts.withLock { $0.missing += 1 }
                 unknown.withLock { $0.append(url) }
                 return nil
             }
@@ -31,9 +37,13 @@ final class PlaceholderCollection: Sendable {
     /// is incomplete.
     var hasUnknown: Bool { unknown.withLock { !$0.isEmpty } }
 
-    /// Starts preparing the unknown ones (deduplicated; at most
-    /// ``ProductReads/maxPlaceholderPreparations`` at once process-wide, the rest left for a
-    /// later read), `completion` called once for each started; returns how many started.
+    /// Placeholders the mapping put in (`ready`) and left null (`missing`: pending or failed).
+    var ready: Int { counts.withLock { $0.ready } }
+    var missing: Int { counts.withLock { $0.missing } }
+
+    /// Starts preparing the unknown ones (deduplicated; in the prefetch lane, which may refuse
+    /// some: those complete at once as `.unknown`, left for a later read), `completion` called
+    /// once for each; returns how many were asked for.
     @discardableResult
     func prepareMissing(
         origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void = { _ in }
@@ -43,7 +53,6 @@ final class PlaceholderCollection: Sendable {
         var seen = Set<String>()
         var started = 0
         for url in urls where seen.insert(url).inserted {
-            guard images.placeholderPreparations.inProgress < ProductReads.maxPlaceholderPreparations else { break }
             images.preparePlaceholder(url, origin: origin, requestID: requestID, completion: completion)
             started += 1
         }

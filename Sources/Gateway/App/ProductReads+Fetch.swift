@@ -51,9 +51,12 @@ extension ProductReads {
                 switch result {
                 case .success(let fetched):
                     DispatchQueue.global().async { [self] in
-                        storeAfterPlaceholders(.v1(fetched), kind: kind, key: key, locale: locale, context: context, generation: generation, completion: completion)
+                        storeAfterPlaceholders(
+                            .v1(fetched), kind: kind, key: key, locale: locale, request: request, context: context, generation: generation,
+                            completion: completion)
                     }
                 case .failure(let failure):
+                    if failure.originStatus.map({ $0 >= 500 }) ?? true { lane.originFailed() }
                     completion(.failure(failure.error, originStatus: failure.originStatus, fallback: nil))
                 }
             }
@@ -68,7 +71,8 @@ extension ProductReads {
                 // Mapping and compression are CPU work: off the loop.
                 DispatchQueue.global().async { [self] in
                     storeAfterPlaceholders(
-                        .body(response.body), kind: kind, key: key, locale: locale, context: context, generation: generation, completion: completion)
+                        .body(response.body), kind: kind, key: key, locale: locale, request: request, context: context, generation: generation,
+                        completion: completion)
                 }
             case .success(let response) where response.status == 404:
                 let page = CachedPage(
@@ -77,9 +81,11 @@ extension ProductReads {
                 storeCounting(page, key, generation: generation)
                 completion(.page(page, hasNextPage: false, tier: .origin(sharedConsulted: false)))
             case .success(let response):
+                if response.status >= 500 { lane.originFailed() }
                 let failure = Self.failure(originStatus: response.status)
                 completion(.failure(failure.error, originStatus: failure.originStatus, fallback: nil))
             case .failure(let failure):
+                lane.originFailed()
                 completion(.failure(failure.gatewayError, originStatus: nil, fallback: nil))
             }
         }
@@ -104,11 +110,11 @@ extension ProductReads {
     /// known yet: the answer then carries those that came in time. Off the loop; `completion`
     /// runs once, on a global queue.
     func storeAfterPlaceholders(
-        _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int,
+        _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext, generation: Int,
         completion: @escaping @Sendable (Outcome) -> Void
     ) {
         let store: @Sendable () -> Void = { [self] in
-            completion(self.store(fetched, kind: kind, key: key, locale: locale, context: context, generation: generation))
+            completion(self.store(fetched, kind: kind, key: key, locale: locale, request: request, context: context, generation: generation))
         }
         guard kind.includesPlaceholders, images != nil, configuration.placeholderWait > .zero else { return store() }
         // The wait ends on an image worker, the disk queue or a timer: the mapping and gzip
@@ -118,8 +124,10 @@ extension ProductReads {
         let probe = PlaceholderCollection(images: images)
         guard let mapped = try? contract(fetched, kind: kind, locale: locale, placeholders: probe.lookup) else { return store() }
         guard probe.hasUnknown else {
-            return completion(self.store(mapped, placeholders: probe, key: key, locale: locale, context: context, generation: generation))
+            return completion(
+                self.store(mapped, kind: kind, placeholders: probe, key: key, locale: locale, request: request, context: context, generation: generation))
         }
+        metrics.placeholders("waited")
         let wait = PlaceholderWait(then: finish)
         let started = probe.prepareMissing(origin: context.origin, requestID: context.requestID) { _ in wait.oneDone() }
         wait.arm(expecting: started)
@@ -130,7 +138,7 @@ extension ProductReads {
 
     /// Maps what was fetched to contract bytes, gzips them, stores the page. Off the loop.
     func store(
-        _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int
+        _ fetched: Fetched, kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext, generation: Int
     ) -> Outcome {
         let placeholders = kind.includesPlaceholders ? PlaceholderCollection(images: images) : nil
         let mapped: Mapped
@@ -138,25 +146,33 @@ extension ProductReads {
             mapped = try contract(fetched, kind: kind, locale: locale, placeholders: placeholders?.lookup)
         } catch {
             context.logger.warning("origin response not readable", metadata: ["reason": "\(error.reason)"])
+            lane.originFailed()
             return .failure(.badGateway("The origin's response could not be read."), originStatus: 200, fallback: nil)
         }
-        return store(mapped, placeholders: placeholders, key: key, locale: locale, context: context, generation: generation)
+        return store(mapped, kind: kind, placeholders: placeholders, key: key, locale: locale, request: request, context: context, generation: generation)
     }
 
     /// Stores a mapped page: gzipped, fresh for its time to live, or briefly when placeholders
     /// it carries (`placeholders`, when the request asks for them) are unknown yet, whose
-    /// preparation then starts.
+    /// preparation then starts. Then fetches ahead what the page's reader will ask for next
+    /// (``fetchAhead(_:kind:locale:request:context:)``).
     func store(
-        _ mapped: Mapped, placeholders: PlaceholderCollection?, key: PageCacheKey, locale: ClientLocale, context: RouteContext, generation: Int
+        _ mapped: Mapped, kind: Kind, placeholders: PlaceholderCollection?, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest,
+        context: RouteContext, generation: Int
     ) -> Outcome {
         let (identity, hasNextPage, storedAt) = (mapped.identity, mapped.hasNextPage, mapped.storedAt)
         var timeToLive = mapped.timeToLive
         let incomplete = placeholders?.hasUnknown ?? false
+        if let placeholders {
+            metrics.placeholders("ready", count: placeholders.ready)
+            metrics.placeholders("missing", count: placeholders.missing)
+        }
         if let placeholders, incomplete {
             placeholders.prepareMissing(origin: context.origin, requestID: context.requestID)
             // Some are being computed: the next read a moment later carries them.
             timeToLive = min(timeToLive, configuration.incompletePlaceholdersTimeToLive)
         }
+        defer { fetchAhead(mapped, kind: kind, locale: locale, request: request, context: context) }
         let gzip = identity.count >= compression.minimumBytes ? Gzip.compress(identity, level: compression.level) : nil
         var page = CachedPage(
             status: 200, contentType: "application/json", identity: identity, gzip: gzip, storedAt: storedAt, timeToLive: timeToLive,
@@ -173,6 +189,10 @@ extension ProductReads {
         var timeToLive: Duration
         var hasNextPage: Bool
         var storedAt: ContinuousClock.Instant
+        /// A list page's thumbnails (the origin's URLs, in order) and products' ids, for
+        /// fetching ahead; empty for a detail.
+        var thumbnailSources: [String] = []
+        var productIDs: [Int64] = []
     }
 
     /// Maps what was fetched to contract bytes, with `placeholders` when the request asks.
@@ -180,19 +200,31 @@ extension ProductReads {
     func contract(_ fetched: Fetched, kind: Kind, locale: ClientLocale, placeholders: ImagePlaceholderLookup?) throws(OriginResponseError)
         -> Mapped
     {
+        // A list's thumbnails, as the mapping meets them (their order), for fetching ahead.
+        let thumbnails = Locked<[String]>([])
+        let recording: ImageURLRewriter = { [imageURL] url in
+            thumbnails.withLock { $0.append(url) }
+            return imageURL(url)
+        }
         switch (kind, fetched) {
         case (.list(let query), .v1(let v1)):
-            var contract = try OriginGeneration.mapV1Pages(v1.pages, query: query, locale: locale, imageURL: imageURL, placeholders: placeholders)
+            var contract = try OriginGeneration.mapV1Pages(
+                v1.pages, query: query, locale: locale, imageURL: recording, placeholders: placeholders)
             var timeToLive = configuration.listTimeToLive
             if v1.readAheadFailed {
                 // The page before was full: say a next page exists, and look again soon.
                 contract.hasNextPage = true
                 timeToLive = min(timeToLive, configuration.notFoundTimeToLive)
             }
-            return Mapped(identity: contract.jsonBytes(), timeToLive: timeToLive, hasNextPage: contract.hasNextPage, storedAt: v1.oldest)
+            return Mapped(
+                identity: contract.jsonBytes(), timeToLive: timeToLive, hasNextPage: contract.hasNextPage, storedAt: v1.oldest,
+                thumbnailSources: thumbnails.withLock { $0 }, productIDs: contract.items.map(\.id))
         case (.list(let query), .body(let body)):
-            let contract = try originGeneration.mapPage(bytes: body, page: query.page, locale: locale, imageURL: imageURL, placeholders: placeholders)
-            return Mapped(identity: contract.jsonBytes(), timeToLive: configuration.listTimeToLive, hasNextPage: contract.hasNextPage, storedAt: .now)
+            let contract = try originGeneration.mapPage(
+                bytes: body, page: query.page, locale: locale, imageURL: recording, placeholders: placeholders)
+            return Mapped(
+                identity: contract.jsonBytes(), timeToLive: configuration.listTimeToLive, hasNextPage: contract.hasNextPage, storedAt: .now,
+                thumbnailSources: thumbnails.withLock { $0 }, productIDs: contract.items.map(\.id))
         case (.detail, .body(let body)):
             let identity = try originGeneration.detailJSON(bytes: body, locale: locale, imageURL: imageURL, placeholders: placeholders)
             return Mapped(identity: identity, timeToLive: configuration.detailTimeToLive, hasNextPage: false, storedAt: .now)
@@ -202,20 +234,51 @@ extension ProductReads {
     }
 
     /// Fetches list page `query` in the background after a miss on the page before it, so
-    /// the next scroll is a hit. Bounded; skipped when cached or already running.
+    /// the next scroll is a hit.
     func prefetch(_ query: ListQuery, locale: ClientLocale, request: GatewayRequest, context: RouteContext) {
-        guard query.page <= ListQuery.maxPage, let origin = context.origin else { return }
-        let key = Self.key(.list(query), locale: locale)
+        guard query.page <= ListQuery.maxPage else { return }
+        prefetch(.list(query), as: .page, locale: locale, request: request, context: context)
+    }
+
+    /// Fetches `kind` in the prefetch lane (bounded; skipped when cached, or while the origin
+    /// fails); the page it stores carries a ``PrefetchMark`` counting whether a client reads it.
+    func prefetch(_ kind: Kind, as laneKind: PrefetchLane.Kind, locale: ClientLocale, request: GatewayRequest, context: RouteContext) {
+        guard let origin = context.origin else { return }
+        let key = Self.key(kind, locale: locale)
         guard cache.lookup(key, now: .now) == nil else { return }
-        guard prefetches.add(1, ordering: .relaxed).newValue <= Self.maxPrefetches else {
-            prefetches.subtract(1, ordering: .relaxed)
-            return
-        }
-        metrics.cacheEvent("prefetch", cache: "page")
-        origin.loop.execute { [self] in
-            fetch(.list(query), key: key, locale: locale, request: request, context: context) { [self] _ in
-                prefetches.subtract(1, ordering: .relaxed)
+        let refused = lane.submit(laneKind) { [self] done in
+            // Its turn may come after a client fetched it.
+            guard cache.lookup(key, now: .now) == nil else { return done() }
+            prefetching.withLock { $0[key] = laneKind }
+            origin.loop.execute { [self] in
+                fetch(kind, key: key, locale: locale, request: request, context: context) { [self] _ in
+                    prefetching.withLock { _ = $0.removeValue(forKey: key) }
+                    done()
+                }
             }
         }
+        if refused == nil, laneKind == .page { metrics.cacheEvent("prefetch", cache: "page") }
     }
+
+    /// After a list page came from the origin (no `q`, at most page ``fetchAheadMaxPage``):
+    /// its thumbnails' placeholders are prepared (their sources fetched and kept on disk, so
+    /// the app's thumbnail requests a round trip later render without an origin fetch) and
+    /// the first `--prefetch-details` products' details fetched, in the list's locale and
+    /// `include`, JSON only. All in the prefetch lane; each URL and key once.
+    func fetchAhead(_ mapped: Mapped, kind: Kind, locale: ClientLocale, request: GatewayRequest, context: RouteContext) {
+        guard case .list(let query) = kind, query.search == nil, query.page <= Self.fetchAheadMaxPage else { return }
+        if let images {
+            var seen = Set<String>()
+            for url in mapped.thumbnailSources where seen.insert(url).inserted && images.placeholder(for: url) == .unknown {
+                images.preparePlaceholder(url, origin: context.origin, requestID: context.requestID) { _ in }
+            }
+        }
+        for id in mapped.productIDs.prefix(configuration.prefetchDetails) {
+            prefetch(.detail(id: id, placeholders: query.includePlaceholders), as: .detail, locale: locale, request: request, context: context)
+        }
+    }
+
+    /// The last list page whose origin fetch fetches ahead (deeper pages are rarely scrolled
+    /// to, and a crawler walking them must not multiply its load on the origin).
+    static let fetchAheadMaxPage = 5
 }

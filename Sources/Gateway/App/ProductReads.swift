@@ -4,7 +4,6 @@ import GatewayModels
 import HTTPInterface
 import Observability
 import Routing
-import Synchronization
 
 /// `GET /v1/products?page=N&pageSize=M&q=…` and `GET /v1/products/{id}`: contract pages from
 /// the cache when possible, otherwise from the origin through the loop's `OriginClient`.
@@ -86,9 +85,11 @@ public final class ProductReads: Sendable {
     private let locales: LocaleMemo
     /// v1 origin pages, for assembling contract pages (unused on v2/v2b).
     let v1Pages: V1OriginPages
-    /// Prefetches running now; at most `maxPrefetches`.
-    let prefetches = Atomic<Int>(0)
-    static let maxPrefetches = 8
+    /// The process's prefetch lane: next pages, thumbnails' sources and placeholders,
+    /// details before the tap.
+    let lane: PrefetchLane
+    /// Keys the lane is fetching now, and for what: the pages stored for them are marked.
+    let prefetching = Locked<[PageCacheKey: PrefetchLane.Kind]>([:])
     /// How long a v1 origin page is reused to assemble contract pages.
     static let v1OriginPageMaxAge: Duration = .seconds(10)
     /// The replicas' shared tier; nil without `--redis-url`.
@@ -96,9 +97,6 @@ public final class ProductReads: Sendable {
     /// The images' placeholders, for `include=placeholders`; nil: answered with every
     /// placeholder null (tests that build the reads alone).
     let images: ImageReads?
-    /// At most this many placeholders are prepared at once for pages that lack them (beyond,
-    /// a page's unknown ones wait for a later read).
-    static let maxPlaceholderPreparations = 128
     /// The answer to `q` on an origin that cannot search.
     static let searchUnsupported = GatewayError(status: 501, detail: "Search is not supported by this origin.")
 
@@ -108,6 +106,7 @@ public final class ProductReads: Sendable {
     ) {
         self.shared = shared
         self.images = images
+        lane = images?.lane ?? PrefetchLane(originConnections: OriginClientConfiguration().maxConnectionsPerLoop, metrics: metrics)
         self.endpoint = endpoint
         originGeneration = generation
         self.imageURL = imageURL
@@ -182,6 +181,7 @@ public final class ProductReads: Sendable {
     /// Writes fresh `page` into `answer`.
     private func answerStored(_ page: CachedPage, _ request: RequestBytes, now: ContinuousClock.Instant, _ answer: inout StoredAnswer) {
         metrics.cacheEvent("hit", cache: "page")
+        page.prefetch?.used()
         let gzip = page.gzip != nil && AcceptEncoding.allowsGzip(bytes: request.header("accept-encoding"))
         let notModified = request.header("if-none-match").map { page.matches(ifNoneMatch: $0) } ?? false
         let secondsLeft = Self.secondsLeft(page, now)
@@ -227,10 +227,12 @@ public final class ProductReads: Sendable {
         case .fresh:
             metrics.cacheEvent("hit", cache: "page")
             let page = cached!.page
+            page.prefetch?.used()
             responder.send(answer(page, request, locale, status: CacheStatus.hit(ttl: Self.secondsLeft(page, now)), now: now))
             return
         case .stale:
             metrics.cacheEvent("stale", cache: "page")
+            cached!.page.prefetch?.used()
             responder.send(answer(cached!.page, request, locale, status: CacheStatus.staleWhileRevalidating, now: now))
             fetch(kind, key: key, locale: locale, request: request, context: context) { _ in }
             return
@@ -242,6 +244,8 @@ public final class ProductReads: Sendable {
             let now = ContinuousClock.now
             switch outcome {
             case .page(let page, let hasNextPage, let tier):
+                // A client that joined a prefetch's fetch read what it fetched.
+                page.prefetch?.used()
                 let status: String
                 switch tier {
                 case .shared: status = CacheStatus.sharedHit(ttl: Self.secondsLeft(page, now), fwd: fwd)
@@ -280,6 +284,8 @@ public final class ProductReads: Sendable {
     /// then it may show the state before a write, and only the requests that waited for it
     /// get it.
     func storeCounting(_ page: CachedPage, _ key: PageCacheKey, generation: Int) {
+        var page = page
+        if let kind = prefetching.withLock({ $0[key] }) { page.prefetch = PrefetchMark(kind: kind.rawValue, metrics: metrics) }
         guard let evicted = cache.store(page, for: key, ifGeneration: generation) else { return }
         for _ in 0..<evicted { metrics.cacheEvent("eviction", cache: "page") }
     }

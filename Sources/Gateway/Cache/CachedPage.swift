@@ -21,6 +21,8 @@ public struct CachedPage: Sendable, Equatable {
     /// (stale-while-revalidate). False for a page answered with placeholders still being
     /// computed: the next read waits for a page that has them.
     public internal(set) var revalidatesInBackground = true
+    /// Set on a page the prefetch lane fetched: counts whether a client read it.
+    var prefetch: PrefetchMark?
     /// The header fields given at `init` besides the content fields (the shared tier stores
     /// them with the bodies).
     public let fields: [Field]

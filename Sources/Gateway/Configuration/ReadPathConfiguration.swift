@@ -13,6 +13,9 @@ public struct ReadPathConfiguration: Sendable {
     /// `--placeholder-wait`: how long a miss asked with `include=placeholders` waits for the
     /// placeholders being computed before it answers with those it has.
     public var placeholderWait: Duration = .milliseconds(150)
+    /// `--prefetch-details`: how many of a list page's first products have their details
+    /// fetched in the background when the page comes from the origin (0: none).
+    public var prefetchDetails = 0
     public var cache = PageCache.Configuration()
     /// Supported locales and the default for everything else.
     public var locales = LocaleResolver()

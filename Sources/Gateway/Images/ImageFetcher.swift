@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import HTTPInterface
 import ImageProcessing
-import Synchronization
 
 /// What fetching one image produced.
 enum ImageFetchOutcome: Sendable {
@@ -57,7 +56,7 @@ struct ImageFetcher: Sendable {
             return
         }
         let resolve = self.resolve
-        let decided = Decision()
+        let decided = OnceFlag()
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(resolveTimeout / .nanoseconds(1)))) {
             guard decided.claim() else { return }
             client.loop.execute { completion(.failure(.badGateway("The image's host was not resolved in time."))) }
@@ -120,14 +119,5 @@ struct ImageFetcher: Sendable {
         default:
             return .failure(.badGateway("The image's server answered \(response.status)."))
         }
-    }
-}
-
-/// Which of two racing outcomes (resolved, timed out) goes on: the first to claim it.
-private final class Decision: Sendable {
-    private let taken = Atomic<Bool>(false)
-
-    func claim() -> Bool {
-        !taken.exchange(true, ordering: .acquiringAndReleasing)
     }
 }

@@ -14,33 +14,43 @@ extension ImageReads {
     /// previewed and hashed on an image worker under `--max-image-pixels` and
     /// `--image-render-timeout`, then stored in memory and on disk.
     ///
-    /// A source that cannot be fetched or decoded is remembered as failed for
-    /// ``ImagePlaceholders/failureMemory``; a full worker queue is not a failure (`.unknown`:
-    /// the next read tries again). One preparation per URL however many ask; `completion` runs
-    /// once, on any thread.
+    /// The work runs in the prefetch lane (``PrefetchLane``): one preparation per URL however
+    /// many ask; when the lane refuses it (full, or the origin failing) `completion` gets
+    /// `.unknown` at once and a later read tries again. A source that cannot be fetched or
+    /// decoded is remembered as failed for ``ImagePlaceholders/failureMemory``; a full worker
+    /// queue is not a failure (`.unknown`). `completion` runs once, on any thread.
     func preparePlaceholder(
         _ url: String, origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void
     ) {
         let known = placeholders.lookup(url)
         guard known == .unknown else { return completion(known) }
         guard placeholderPreparations.join(url, waiter: completion) else { return }
-        let finish: @Sendable (ImagePlaceholders.Lookup) -> Void = { [self] lookup in placeholderPreparations.finish(url, with: lookup) }
-        let compute: @Sendable () -> Void = { [self] in
-            source(url, origin: origin, requestID: requestID) { [self] outcome in
-                guard case .image(let source) = outcome else {
-                    metrics.imageRender(format: "placeholder", outcome: "source_failed", duration: nil)
-                    placeholders.storeFailure(for: url)
-                    return finish(.failed)
+        let refused = lane.submit(.image) { [self] done in
+            let finish: @Sendable (ImagePlaceholders.Lookup) -> Void = { [self] lookup in
+                placeholderPreparations.finish(url, with: lookup)
+                done()
+            }
+            // Its turn may come after a client's render computed it.
+            let known = placeholders.lookup(url)
+            guard known == .unknown else { return finish(known) }
+            let compute: @Sendable () -> Void = { [self] in
+                source(url, origin: origin, requestID: requestID, fetchedAhead: true) { [self] outcome in
+                    guard case .image(let source) = outcome else {
+                        metrics.imageRender(format: "placeholder", outcome: "source_failed", duration: nil)
+                        placeholders.storeFailure(for: url)
+                        return finish(.failed)
+                    }
+                    computePlaceholder(url, from: source, finish: finish)
                 }
-                computePlaceholder(url, from: source, finish: finish)
+            }
+            guard let disk else { return compute() }
+            disk.read(.placeholder(url)) { [self] record in
+                guard let record, let placeholder = ImagePlaceholder(record: record.identity) else { return compute() }
+                placeholders.store(placeholder, for: url)
+                finish(.ready(placeholder))
             }
         }
-        guard let disk else { return compute() }
-        disk.read(.placeholder(url)) { [self] record in
-            guard let record, let placeholder = ImagePlaceholder(record: record.identity) else { return compute() }
-            placeholders.store(placeholder, for: url)
-            finish(.ready(placeholder))
-        }
+        if refused != nil { placeholderPreparations.finish(url, with: .unknown) }
     }
 
     /// A source was fetched from its origin: whether its placeholder is to be computed from it

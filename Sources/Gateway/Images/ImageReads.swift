@@ -46,6 +46,11 @@ public final class ImageReads: Sendable {
     /// Sources' placeholders (sizes and ThumbHashes), and one preparation per URL.
     let placeholders = ImagePlaceholders()
     let placeholderPreparations = RequestCoalescer<String, ImagePlaceholders.Lookup>()
+    /// The process's prefetch lane: every placeholder preparation (and its source's fetch)
+    /// runs in it.
+    let lane: PrefetchLane
+    /// Sources the lane fetched, to count whether a client's render used them.
+    let fetchedAhead: FetchedAheadSources
 
     static let cacheControl = "public, max-age=31536000, immutable"
     static let invalidToken = GatewayError(status: 403, detail: "The image token is not valid.")
@@ -53,9 +58,15 @@ public final class ImageReads: Sendable {
 
     /// - Throws: when the disk tier's directory (`images/` under the cache directory) cannot
     ///   be created. Its index is rebuilt here, before any loop serves.
-    public init(origin: OriginEndpoint, configuration: ImageConfiguration, signer: ImageSigner, metrics: GatewayMetrics) throws {
+    /// - Parameter lane: the process's prefetch lane (nil: one of its own, sized for the
+    ///   default `--origin-max-connections`).
+    init(
+        origin: OriginEndpoint, configuration: ImageConfiguration, signer: ImageSigner, metrics: GatewayMetrics, lane: PrefetchLane? = nil
+    ) throws {
         self.signer = signer
         self.metrics = metrics
+        self.lane = lane ?? PrefetchLane(originConnections: OriginClientConfiguration().maxConnectionsPerLoop, metrics: metrics)
+        fetchedAhead = FetchedAheadSources(metrics: metrics)
         fetcher = ImageFetcher(
             policy: ImageHostPolicy(origin: origin, allowedHosts: configuration.allowedHosts), maxBytes: configuration.maxImageBytes,
             maxRedirects: configuration.maxRedirects, resolveTimeout: configuration.resolveTimeout)
@@ -216,6 +227,7 @@ public final class ImageReads: Sendable {
     private func render(
         _ variant: ImageVariant, origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (Served) -> Void
     ) {
+        fetchedAhead.used(variant.url)
         source(variant.url, origin: origin, requestID: requestID) { [self] outcome in
             guard case .image(let source) = outcome, let sourceFormat = ImageFormat(sniffing: source.identity) else {
                 let failure = if case .failure(let error) = outcome { error } else { GatewayError.badGateway("The image could not be read.") }
@@ -253,8 +265,11 @@ public final class ImageReads: Sendable {
     /// The origin's bytes for `url`: the disk tier's copy, else one fetch (through `origin`,
     /// on its loop) for every variant that waits, stored on disk for the next variant.
     /// `completion` may run on any thread.
+    /// `fetchedAhead`: asked by the prefetch lane (a fetched source is remembered, to count
+    /// whether a client's render used it).
     func source(
-        _ url: String, origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (ImageFetchOutcome) -> Void
+        _ url: String, origin: (any OriginSending)?, requestID: String, fetchedAhead: Bool = false,
+        completion: @escaping @Sendable (ImageFetchOutcome) -> Void
     ) {
         guard sources.join(url, waiter: completion) else { return }
         let finish: @Sendable (ImageFetchOutcome) -> Void = { [self] outcome in sources.finish(url, with: outcome) }
@@ -266,6 +281,7 @@ public final class ImageReads: Sendable {
                 fetcher.fetch(url, client: origin, requestID: requestID) { [self] outcome in
                     guard case .image(let image) = outcome else { return finish(outcome) }
                     disk?.write(image, for: .source(url))
+                    if fetchedAhead { self.fetchedAhead.remember(url) }
                     // Its placeholder too, queued after the render that waits for it.
                     let computesPlaceholder = reservePlaceholder(url)
                     finish(outcome)

@@ -1,6 +1,7 @@
 import DemoOrigin
 import Foundation
 @testable import Gateway
+import GatewayModels
 @testable import GatewayRuntime
 import Logging
 @testable import Observability
@@ -27,18 +28,23 @@ struct ImageHarness {
     /// A signed gateway path for `url`.
     func path(for url: String) -> String { "/v1/images/" + images.signer.token(for: url) }
 
-    /// Starts all three, runs `body`, stops them. `configure` gets the other origin's port.
+    /// Starts all three, runs `body`, stops them. `configure` gets the other origin's port;
+    /// `generation` is the API the gateway's origin serves.
     static func with(
+        generation: OriginGeneration = .v1,
         configure: (inout GatewayConfiguration, _ otherPort: Int) -> Void = { _, _ in },
         _ body: (ImageHarness) async throws -> Void
     ) async throws {
         let logger = Logger.quiet("image-test")
-        let origin = DemoOrigin(logger: logger)
+        var originConfiguration = DemoOriginConfiguration()
+        originConfiguration.generation = generation
+        let origin = DemoOrigin(configuration: originConfiguration, logger: logger)
         let originURL = try origin.start()
         let other = DemoOrigin(logger: logger)
         let otherURL = try other.start()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("image-cache-\(UUID().uuidString)").path
         var configuration = GatewayConfiguration.testing(origin: originURL)
+        configuration.origin.generation = generation
         configuration.images.signingKey = signingKey
         configuration.images.cacheDirectory = directory
         configure(&configuration, otherURL.port!)
@@ -76,9 +82,12 @@ struct ImageHarness {
     }
 
     /// Waits until no placeholder is being computed (they are written to the disk tier after
-    /// the answer that fetched their source), so the disk tier holds what it will hold.
+    /// the answer that fetched their source) and the prefetch lane is idle, so the disk tier
+    /// and the caches hold what they will hold.
     func settle() async throws {
-        let settled = try await poll(for: .seconds(10)) { images.placeholderPreparations.inProgress == 0 }
+        let settled = try await poll(for: .seconds(10)) {
+            images.placeholderPreparations.inProgress == 0 && images.lane.load == (0, 0)
+        }
         #expect(settled, "placeholders still being computed")
     }
 
