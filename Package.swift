@@ -144,6 +144,8 @@ let package = Package(
                 "HTTPInterface",
                 "HTTPCodec",
                 "GatewayModels",
+                // The catalogue's photo-sized pictures, encoded by libvips.
+                "ImageProcessing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

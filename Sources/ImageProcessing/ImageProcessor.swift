@@ -178,7 +178,7 @@ public enum ImageProcessor {
         return image
     }
 
-    private static func saver(_ format: ImageFormat) -> Int32 {
+    static func saver(_ format: ImageFormat) -> Int32 {
         switch format {
         case .jpeg, .heif: Int32(CVIPS_SAVE_JPEG)
         case .png: Int32(CVIPS_SAVE_PNG)
@@ -202,7 +202,7 @@ public enum ImageProcessor {
     }
 
     /// libvips' error text, cleared.
-    private static func takeError() -> String {
+    static func takeError() -> String {
         guard let text = cvips_error() else { return "unknown error" }
         defer { cvips_free(text) }
         let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)

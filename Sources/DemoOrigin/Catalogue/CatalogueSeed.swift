@@ -41,6 +41,21 @@ public enum CatalogueSeed {
         }
     }
 
+    /// Items whose first picture is photo-sized, and how: every kind the gateway's sizes and
+    /// placeholders must get right (EXIF-rotated JPEGs, a PNG with alpha, sources of 200 KB and
+    /// more). Generated items (the samples stay as captured): the first of v1's page 2 and of
+    /// v2/v2b's page 1 (newest first).
+    public static let photos: [Int64: DemoPhoto] = [
+        21: .landscape, 22: .rotatedPortrait, 23: .transparent, 24: .panorama,
+        127: .landscape, 126: .rotatedPortrait, 125: .transparent, 124: .panorama,
+    ]
+
+    private static func images(id: Int64, count: Int) -> [DemoImage] {
+        var images = Array(repeating: DemoImage.generated, count: count)
+        if let photo = photos[id] { images[0] = .photo(photo) }
+        return images
+    }
+
     private static let koreanNames = [
         "무선 키보드", "기계식 키보드", "블루투스 스피커", "노이즈 캔슬링 헤드폰", "스마트 워치", "보조 배터리", "휴대용 선풍기",
         "캠핑 의자", "전기 포트", "핸드드립 커피 세트", "가죽 지갑", "여행용 캐리어", "등산화", "요가 매트", "한우 선물 세트",
@@ -73,7 +88,7 @@ public enum CatalogueSeed {
         return DemoItem(
             id: id, title: title, descriptions: descriptions, price: price, currency: currency, stock: stock,
             discountedPrice: discounted, registrationDate: registration, password: password,
-            images: Array(repeating: .generated, count: index % 5 + 1), vendorID: vendorID(for: id))
+            images: images(id: id, count: index % 5 + 1), vendorID: vendorID(for: id))
     }
 
     /// A price in the currency's own range and precision.

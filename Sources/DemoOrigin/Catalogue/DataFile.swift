@@ -17,6 +17,9 @@ import GatewayModels
 /// for the item (uploaded image bytes are not kept in the file). Ids must be positive and
 /// unique; new items get ids after the largest. `vendor_id` (the owning ``DemoVendor``'s
 /// id, for v2/v2b) is optional: 1 when absent, and written last, only when it is not 1.
+/// `photo` (optional, written only when present) makes the item's first image a photo-sized
+/// picture of that ``DemoPhoto`` style (`landscape`, `rotatedPortrait`, `transparent`,
+/// `panorama`) instead of a small PNG.
 public enum DataFile {
     /// The items in `bytes`.
     /// - Throws: ``DataFileError`` naming the first problem.
@@ -35,12 +38,20 @@ public enum DataFile {
                 guard vendorID > 0 else {
                     throw JSONShapeError(path: "\(reader.path).vendor_id", reason: "expected a positive integer")
                 }
+                var images = Array(repeating: DemoImage.generated, count: Int(imageCount))
+                if let name = try reader.stringIfPresent("photo") {
+                    guard let photo = DemoPhoto(rawValue: name) else {
+                        throw JSONShapeError(
+                            path: "\(reader.path).photo", reason: "expected one of \(DemoPhoto.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    images[0] = .photo(photo)
+                }
                 return DemoItem(
                     id: id, title: try reader.string("title"), descriptions: try reader.string("descriptions"),
                     price: try reader.decimal("price"), currency: try reader.string("currency"), stock: try reader.int64("stock"),
                     discountedPrice: try reader.decimalIfPresent("discounted_price"),
                     registrationDate: try reader.decimal("registration_date"), password: try reader.string("password"),
-                    images: Array(repeating: .generated, count: Int(imageCount)), vendorID: vendorID)
+                    images: images, vendorID: vendorID)
             }
         } catch let error as JSONParser.Failure {
             throw DataFileError(description: error.description)
@@ -87,6 +98,7 @@ public enum DataFile {
             writer.key("password"); writer.string(item.password)
             writer.key("image_count"); writer.integer(Int64(item.images.count))
             if item.vendorID != 1 { writer.key("vendor_id"); writer.integer(item.vendorID) }
+            if case .photo(let photo) = item.images.first { writer.key("photo"); writer.string(photo.rawValue) }
             writer.endObject()
         }
         writer.endArray()

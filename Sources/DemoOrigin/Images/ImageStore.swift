@@ -6,7 +6,8 @@ import HTTPInterface
 /// `GET /thumbnails/{id}-{n}.{ext}` with `Content-Type`, `Content-Length`, a strong `ETag`
 /// (a hash of the bytes) and `Last-Modified`; 304 for a matching `If-None-Match` (or, without
 /// one, an `If-Modified-Since` not before the image). Uploaded images are served unchanged
-/// at both paths; generated ones are 64 px PNGs, 32 px as thumbnails, drawn once and kept.
+/// at both paths; generated ones are 64 px PNGs, 32 px as thumbnails, drawn once and kept;
+/// photos (``DemoPhoto``) are drawn once per process by ``PhotoRenderer``.
 final class ImageStore: Sendable {
     enum Size: String, Sendable {
         case image = "images"
@@ -53,8 +54,25 @@ final class ImageStore: Sendable {
             return Object(
                 bytes: bytes, contentType: ImageKind.png.mimeType, etag: Self.etag(bytes),
                 lastModified: EpochSeconds.date(item.registrationDate))
+        case .photo(let photo):
+            guard let bytes = self.photo(photo, size: size, itemID: id, number: number) else { return nil }
+            return Object(
+                bytes: bytes, contentType: photo.kind.mimeType, etag: Self.etag(bytes), lastModified: EpochSeconds.date(item.registrationDate))
         }
     }
+
+    /// A photo, drawn on first use in this process (the same bytes for every demo origin in
+    /// it, so tests starting hundreds draw each once; ``warm(_:)`` draws them off the loop at
+    /// start); nil when libvips cannot encode it (the object is then missing: 404).
+    private func photo(_ photo: DemoPhoto, size: Size, itemID: Int64, number: Int) -> [UInt8]? {
+        let key = "\(photo.rawValue)/\(size.rawValue)/\(itemID)-\(number)"
+        if let bytes = Self.photos.withLock({ $0[key] }) { return bytes }
+        guard let bytes = try? PhotoRenderer.render(photo, itemID: itemID, number: number, thumbnail: size == .thumbnail) else { return nil }
+        Self.photos.withLock { $0[key] = bytes }
+        return bytes
+    }
+
+    private static let photos = Locked<[String: [UInt8]]>([:])
 
     private func generated(size: Size, itemID: Int64, number: Int) -> [UInt8] {
         let key = "\(size.rawValue)/\(itemID)-\(number)"
@@ -63,6 +81,17 @@ final class ImageStore: Sendable {
         let bytes = ImageRenderer.png(itemID: itemID, number: number, side: side)
         rendered.withLock { $0[key] = bytes }
         return bytes
+    }
+
+    /// Draws every photo of `catalogue`'s items (both sizes) not drawn yet in this process,
+    /// so that no request waits for one. Synchronous: call it off the loop.
+    func warm(_ catalogue: Catalogue) {
+        for item in catalogue.all {
+            for (index, image) in item.images.enumerated() {
+                guard case .photo(let style) = image else { continue }
+                for size in [Size.image, .thumbnail] { _ = photo(style, size: size, itemID: item.id, number: index + 1) }
+            }
+        }
     }
 
     /// `7-2.png` → (7, 2, "png").

@@ -26,6 +26,8 @@ final class DemoOriginCore: Sendable {
     func seed(with items: [DemoItem]) {
         seed.withLock { $0 = items }
         catalogue.replace(with: items)
+        // The photo-sized pictures take a moment each to draw: drawn now, off the loop.
+        DispatchQueue.global(qos: .utility).async { [images, catalogue] in images.warm(catalogue) }
     }
 
     /// Catalogue to its seed, counters to zero, faults to the configured ones, the fault

@@ -41,11 +41,14 @@ import Testing
         #expect(items[20] == DemoItem(
             id: 21, title: "무선 키보드 1세대", descriptions: "무선 키보드 1세대: 오픈 마켓 데모 상품입니다. 매일 쓰기 좋은 튼튼한 제품입니다.",
             price: 5000, currency: "KRW", stock: 1, registrationDate: Decimal(string: "1622505600.123457")!,
-            password: "password", images: [.generated]))
+            password: "password", images: [.photo(.landscape)]))
         #expect(items[21] == DemoItem(
             id: 22, title: "캠핑 의자 1세대", descriptions: "캠핑 의자 1세대: 오픈 마켓 데모 상품입니다. 매일 쓰기 좋은 튼튼한 제품입니다.",
             price: 315_000, currency: "KRW", stock: 38, discountedPrice: 252_000,
-            registrationDate: Decimal(string: "1622592061.131376")!, password: "password", images: [.generated, .generated]))
+            registrationDate: Decimal(string: "1622592061.131376")!, password: "password", images: [.photo(.rotatedPortrait), .generated]))
+        // Photo-sized first pictures: the first four of v1's page 2 and of v2's page 1.
+        #expect(items.filter { if case .photo = $0.images[0] { true } else { false } }.map(\.id) == [21, 22, 23, 24, 124, 125, 126, 127])
+        #expect(items.flatMap(\.images).filter { if case .photo = $0 { true } else { false } }.count == 8)
     }
 
     @Test func everyFifthItemBelongsToVendorTwo() {

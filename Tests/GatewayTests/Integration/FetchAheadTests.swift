@@ -123,3 +123,55 @@ extension IntegrationTests {
         }
     }
 }
+
+extension IntegrationTests {
+    /// The demo origin's photo-sized pictures through the gateway (v1's page 2 starts with
+    /// them): the list's placeholders are its thumbnails' sizes as shown (EXIF orientation
+    /// applied), alpha kept; the full-size sources weigh 200 KB and more.
+    @Suite struct DemoPhotoPlaceholders {
+        @Test func theListsPhotosHaveTheirShownSizesAndAlpha() async throws {
+            try await ImageHarness.with(configure: { configuration, _ in
+                configuration.readPath.placeholderWait = .seconds(10)
+            }) { harness in
+                let list = try await harness.get(["/v1/products?page=2&include=placeholders"])[0]
+                let items = try #require(list.json()["items"] as? [[String: Any]])
+                var seen: [Int64: (Int, Int, [UInt8])] = [:]
+                for item in items {
+                    guard let id = (item["id"] as? Int).map(Int64.init), let photo = CatalogueSeed.photos[id] else { continue }
+                    let placeholder = try #require((item["thumbnailPlaceholders"] as? [[String: Any]])?.first, "item \(id)")
+                    let width = try #require(placeholder["width"] as? Int)
+                    let height = try #require(placeholder["height"] as? Int)
+                    let hash = try #require((placeholder["thumbHash"] as? String).flatMap { Data(base64Encoded: $0) })
+                    #expect((width, height) == photo.thumbnailSize, "item \(id)")
+                    seen[id] = (width, height, Array(hash))
+                }
+                #expect(Set(seen.keys) == [21, 22, 23, 24])
+                // Orientation 6: stored 320 × 240, shown (and hashed) as a portrait.
+                let portrait = try #require(seen[22])
+                #expect((portrait.0, portrait.1) == (240, 320))
+                #expect(ThumbHash.aspectRatio(of: portrait.2) < 1)
+                // The transparent disc's corners stay transparent in its placeholder; a JPEG's are opaque.
+                let disc = try ThumbHash.decode(try #require(seen[23]).2)
+                #expect(disc.rgba[3] < 64)
+                let landscape = try ThumbHash.decode(try #require(seen[21]).2)
+                #expect(landscape.rgba[3] == 255)
+                // The README's example (item 22's placeholders) is what the code gives.
+                let readme = try String(contentsOf: ConfigurationDocumentTests.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+                let example = try #require(readme.components(separatedBy: "```json\n{\n \"id\": 22,").dropFirst().first?.components(separatedBy: "```").first)
+                let documented = try #require(
+                    try JSONSerialization.jsonObject(with: Data(("{\"id\": 22," + example).utf8)) as? [String: Any])
+                let item22 = try #require(items.first { $0["id"] as? Int == 22 })
+                let fields = { (value: Any?) -> [String] in
+                    ((value as? [[String: Any]]) ?? []).map { "\($0["width"] ?? "-")×\($0["height"] ?? "-") \($0["thumbHash"] ?? "-")" }
+                }
+                #expect(fields(documented["thumbnailPlaceholders"]).count == 2)
+                #expect(fields(documented["thumbnailPlaceholders"]) == fields(item22["thumbnailPlaceholders"]))
+                let source = try await offPool {
+                    try RawHTTPClient(port: harness.originURL.port!).request("GET", "/images/21-1.jpg")
+                }
+                #expect(source.header("Content-Type") == "image/jpeg")
+                #expect(source.body.count >= 200_000)
+            }
+        }
+    }
+}

@@ -172,7 +172,8 @@ extension IntegrationTests {
             try await ImageHarness.with(configure: { configuration, _ in
                 configuration.images.memoryBytes = 8_000
             }) { harness in
-                let paths = (1...30).map { harness.path(for: harness.originImage("/images/\($0)-1.png")) }
+                // Thirty small PNGs (21 to 24 have photo-sized JPEGs first).
+                let paths = (Array(1...20) + Array(25...34)).map { harness.path(for: harness.originImage("/images/\($0)-1.png")) }
                 let statuses = try await harness.get(paths).map(\.status)
                 #expect(statuses == Array(repeating: 200, count: 30))
                 #expect(harness.images.memory.bytes <= 8_000)
@@ -261,7 +262,8 @@ extension IntegrationTests.Images {
             configuration.images.diskBytes = 60_000
             configuration.images.memoryBytes = 0
         }) { harness in
-            let paths = (1...30).map { harness.path(for: harness.originImage("/images/\($0)-1.png")) }
+            // Thirty small PNGs (21 to 24 have photo-sized JPEGs first).
+            let paths = (Array(1...20) + Array(25...34)).map { harness.path(for: harness.originImage("/images/\($0)-1.png")) }
             let statuses = try await harness.get(paths).map(\.status)
             #expect(statuses == Array(repeating: 200, count: 30))
             let disk = try #require(harness.images.disk)
