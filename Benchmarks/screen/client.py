@@ -515,7 +515,7 @@ async def run_session(args):
     image = lambda url, width: Request(relative(url, width), ACCEPT_IMAGE, f"w{width}")
 
     with Screen(session, "first screen") as s:
-        (page1,) = await s.wave([Request("/v1/products?page=1", ACCEPT_JSON, "list")])
+        (page1,) = await s.wave([Request("/v1/products?page=1" + args.include, ACCEPT_JSON, "list")])
         items1 = page1.json()["items"]
         await s.wave([image(item["thumbnails"][0], 320) for item in items1[:12]])
     screens.append(s)
@@ -523,11 +523,11 @@ async def run_session(args):
         await s.wave([image(item["thumbnails"][0], 320) for item in items1[12:]])
     screens.append(s)
     with Screen(session, "page 2") as s:
-        (page2,) = await s.wave([Request("/v1/products?page=2", ACCEPT_JSON, "list")])
+        (page2,) = await s.wave([Request("/v1/products?page=2" + args.include, ACCEPT_JSON, "list")])
         await s.wave([image(item["thumbnails"][0], 320) for item in page2.json()["items"]])
     screens.append(s)
     with Screen(session, "detail") as s:
-        (detail,) = await s.wave([Request(f"/v1/products/{args.detail_id}", ACCEPT_JSON, "detail")])
+        (detail,) = await s.wave([Request(f"/v1/products/{args.detail_id}" + args.include.replace("&", "?", 1), ACCEPT_JSON, "detail")])
         await s.wave([image(url, 960) for url in detail.json()["images"]])
     screens.append(s)
 
@@ -631,7 +631,9 @@ def main():
     parser.add_argument("--cache", default="")
     parser.add_argument("--run", type=int, default=0)
     parser.add_argument("--detail-id", type=int, default=43)
+    parser.add_argument("--include", default="", help="an include value for the list and detail requests (placeholders)")
     args = parser.parse_args()
+    args.include = f"&include={args.include}" if args.include else ""
     try:
         asyncio.run(run_session(args) if args.mode == "session" else run_check(args))
     except Exception as error:  # noqa: BLE001 - one line for the script

@@ -10,6 +10,7 @@ import sys
 SCREENS = ["first screen", "rest of page 1", "page 2", "detail"]
 TITLES = ["first screen (list+12)", "rest of page 1 (8)", "page 2 (list+20)", "detail (+3 images)"]
 GOAL_MS = 600
+LAID_OUT_GOAL_MS = 300
 
 
 def line(session):
@@ -66,6 +67,36 @@ def table(path):
                                             for g in group) for i in range(len(SCREENS))]
                 print(f"{profile:<4} {name:<9}{cache:<5} " + "".join(f"| {x:>6,.0f}{'':18}" for x in firsts))
     print()
+
+    print("Laid out, ms from the screen's start (medians): the list answer complete (with include=placeholders it")
+    print("carries every image's size and preview, so the screen has its final layout); then the cold session's")
+    print("complete screen against the warm one's")
+    print(f"{'':20}| {'first screen':<14}| {'page 2':<14}| complete cold / warm")
+    for profile in profiles:
+        for proto, name in (("h2", "HTTP/2"), ("h1", "HTTP/1.1")):
+            for cache in ("cold", "warm"):
+                group = groups.get((profile, proto, cache))
+                if group is None:
+                    continue
+                laid = [statistics.median(next(r["last"] for r in g["screens"][i]["requests"] if r["kind"] == "list") for g in group)
+                        for i in (0, 2)]
+                ratio = ""
+                if cache == "cold" and (profile, proto, "warm") in med:
+                    cold, warm = med[(profile, proto, "cold")][0]["ms"], med[(profile, proto, "warm")][0]["ms"]
+                    ratio = f"{cold:,.0f} / {warm:,.0f} ms: {100 * (cold - warm) / warm:+.1f}%"
+                print(f"{profile:<4} {name:<9}{cache:<5} | {laid[0]:>12,.0f} | {laid[1]:>12,.0f} | {ratio}")
+    print()
+
+    warm4 = groups.get(("4G", "h2", "warm"))
+    if warm4:
+        laid = statistics.median(next(r["last"] for r in g["screens"][0]["requests"] if r["kind"] == "list") for g in warm4)
+        print(f"goal: first screen laid out over 4G, warm, HTTP/2 at most {LAID_OUT_GOAL_MS} ms: {laid:,.0f} ms: "
+              f"{'met' if laid <= LAID_OUT_GOAL_MS else 'NOT MET'}")
+    for profile in profiles:
+        if (profile, "h2", "cold") in med and (profile, "h2", "warm") in med:
+            cold, warm = med[(profile, "h2", "cold")][0]["ms"], med[(profile, "h2", "warm")][0]["ms"]
+            print(f"goal: first screen complete over {profile}, HTTP/2, cold within 10% of warm: {cold:,.0f} against {warm:,.0f} ms "
+                  f"({100 * (cold - warm) / warm:+.1f}%): {'met' if cold <= 1.1 * warm else 'NOT MET'}")
 
     first = med.get(("4G", "h2", "warm"))
     if first:

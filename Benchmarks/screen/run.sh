@@ -40,6 +40,10 @@
 #   GATEWAY_BIN=path Benchmarks/screen/run.sh # another build (demo-origin beside it, or DEMO_ORIGIN_BIN)
 #   SAVE=file Benchmarks/screen/run.sh        # also keep every session's JSON line in file
 #   GATEWAY_LOG_LEVEL=info LOGS=file Benchmarks/screen/run.sh  # keep the gateways' logs (access lines)
+#   INCLUDE=placeholders Benchmarks/screen/run.sh   # lists and the detail asked with include=placeholders:
+#                                             # "laid out" (the list answer in) is then the moment the screen has its layout
+#   ORIGIN_LATENCY_MS=30 Benchmarks/screen/run.sh    # the origin answers everything (API and images) that much later
+#   GATEWAY_FLAGS="--placeholder-wait 0" Benchmarks/screen/run.sh   # more gateway flags
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=${RUNS:-3}
@@ -76,6 +80,9 @@ $SERVER_CPU "$DEMO_ORIGIN_BIN" --host 127.0.0.1 --port "$O" --log-level warning 
 BENCH_PIDS+=($!)
 wait_for "http://127.0.0.1:$O/items/1"
 $CLIENT_CPU "$PY" "$HERE/images.py" --origin "http://127.0.0.1:$O" --dir "$WORK/images" --detail-id "$DETAIL_ID"
+if [ "${ORIGIN_LATENCY_MS:-0}" != 0 ]; then
+    curl -fs -X PUT -H 'Content-Type: application/json' -d "{\"latencyMs\":$ORIGIN_LATENCY_MS}" "http://127.0.0.1:$O/__admin/faults" >/dev/null
+fi
 
 head -c 1024 /dev/urandom >"$WORK/small"
 head -c 1000000 /dev/urandom >"$WORK/1m"
@@ -108,11 +115,11 @@ one_run() {
     local cache="$WORK/cache-$1-$2-$3"
     start_gateway --host 127.0.0.1 --port "$G" --threads 1 --log-level "${GATEWAY_LOG_LEVEL:-warning}" --cache-dir "$cache" \
         --origin "http://127.0.0.1:$O" --list-ttl 3600 --detail-ttl 3600 \
-        --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem"
+        --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem" ${GATEWAY_FLAGS:-}
     for _ in $(seq 100); do curl -kfs -o /dev/null "https://127.0.0.1:$G/healthz" && break; sleep 0.1; done
     for state in cold warm; do
         $CLIENT_CPU "$PY" "$HERE/client.py" session --port "$LG" --profile "$1" --proto "$2" --cache "$state" \
-            --run "$3" --ca "$WORK/cert.pem" --detail-id "$DETAIL_ID" >"$WORK/session.json" \
+            --run "$3" --ca "$WORK/cert.pem" --detail-id "$DETAIL_ID" --include "${INCLUDE:-}" >"$WORK/session.json" \
             || { cat "$WORK/gateway.log" >&2; exit 1; }
         cat "$WORK/session.json" >>"$WORK/results.jsonl"
         echo "  $("$PY" "$HERE/report.py" line <"$WORK/session.json")"
@@ -122,7 +129,8 @@ one_run() {
     rm -rf "$cache"
 }
 
-echo "screens over an emulated link: profiles $PROFILES, $RUNS runs, gateway $GATEWAY_BIN"
+echo "screens over an emulated link: profiles $PROFILES, $RUNS runs, gateway $GATEWAY_BIN" \
+    "${INCLUDE:+, include=$INCLUDE}${ORIGIN_LATENCY_MS:+, origin latency ${ORIGIN_LATENCY_MS} ms}${GATEWAY_FLAGS:+, flags $GATEWAY_FLAGS}"
 : >"$WORK/results.jsonl"
 for profile in $PROFILES; do
     start_link "$profile"

@@ -73,7 +73,6 @@ public enum GatewayApplication {
         let signer = try ImageSigner.make(for: configuration.images)
         let client = configuration.origin.client
         let lane = PrefetchLane(originConnections: client.maxConnectionsPerLoop, metrics: metrics)
-        let images = try ImageReads(origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics, lane: lane)
         let shared = configuration.redis.map { _ in
             SharedPages(
                 prefix: ReplicaNamespace.pages(
@@ -82,6 +81,8 @@ public enum GatewayApplication {
                 staleIfError: configuration.readPath.cache.staleIfError, lockTime: client.connectTimeout + client.requestTimeout,
                 waitBound: client.connectTimeout + client.requestTimeout, metrics: metrics)
         }
+        let images = try ImageReads(
+            origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics, lane: lane, shared: shared)
         let reads = ProductReads(
             endpoint: endpoint, generation: configuration.origin.generation, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
             imageURL: images.imageURL, shared: shared, images: images)

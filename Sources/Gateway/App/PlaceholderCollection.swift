@@ -46,14 +46,14 @@ final class PlaceholderCollection: Sendable {
     /// once for each; returns how many were asked for.
     @discardableResult
     func prepareMissing(
-        origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void = { _ in }
+        origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String, completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void = { _ in }
     ) -> Int {
         let urls = unknown.withLock { $0 }
         guard let images else { return 0 }
         var seen = Set<String>()
         var started = 0
         for url in urls where seen.insert(url).inserted {
-            images.preparePlaceholder(url, origin: origin, requestID: requestID, completion: completion)
+            images.preparePlaceholder(url, origin: origin, redis: redis, requestID: requestID, completion: completion)
             started += 1
         }
         return started

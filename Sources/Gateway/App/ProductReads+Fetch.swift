@@ -129,7 +129,7 @@ extension ProductReads {
         }
         metrics.placeholders("waited")
         let wait = PlaceholderWait(then: finish)
-        let started = probe.prepareMissing(origin: context.origin, requestID: context.requestID) { _ in wait.oneDone() }
+        let started = probe.prepareMissing(origin: context.origin, redis: context.redis, requestID: context.requestID) { _ in wait.oneDone() }
         wait.arm(expecting: started)
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(configuration.placeholderWait / .milliseconds(1)))) {
             wait.expire()
@@ -168,7 +168,7 @@ extension ProductReads {
             metrics.placeholders("missing", count: placeholders.missing)
         }
         if let placeholders, incomplete {
-            placeholders.prepareMissing(origin: context.origin, requestID: context.requestID)
+            placeholders.prepareMissing(origin: context.origin, redis: context.redis, requestID: context.requestID)
             // Some are being computed: the next read a moment later carries them.
             timeToLive = min(timeToLive, configuration.incompletePlaceholdersTimeToLive)
         }
@@ -270,7 +270,7 @@ extension ProductReads {
         if let images {
             var seen = Set<String>()
             for url in mapped.thumbnailSources where seen.insert(url).inserted && images.placeholder(for: url) == .unknown {
-                images.preparePlaceholder(url, origin: context.origin, requestID: context.requestID) { _ in }
+                images.preparePlaceholder(url, origin: context.origin, redis: context.redis, requestID: context.requestID) { _ in }
             }
         }
         for id in mapped.productIDs.prefix(configuration.prefetchDetails) {

@@ -9,10 +9,11 @@ extension ImageReads {
     }
 
     /// Makes sure `url`'s placeholder is known: from memory, else the disk tier's record, else
+    /// (with `--redis-url`, through `redis`, the loop's connection) the replicas' record, else
     /// its source (the disk tier's copy, else one fetch through `origin` under the image fetch
     /// policy: allowed hosts, every address checked, redirects checked, `--max-image-bytes`)
     /// previewed and hashed on an image worker under `--max-image-pixels` and
-    /// `--image-render-timeout`, then stored in memory and on disk.
+    /// `--image-render-timeout`, then stored in memory, on disk and in Redis.
     ///
     /// The work runs in the prefetch lane (``PrefetchLane``): one preparation per URL however
     /// many ask; when the lane refuses it (full, or the origin failing) `completion` gets
@@ -20,7 +21,8 @@ extension ImageReads {
     /// decoded is remembered as failed for ``ImagePlaceholders/failureMemory``; a full worker
     /// queue is not a failure (`.unknown`). `completion` runs once, on any thread.
     func preparePlaceholder(
-        _ url: String, origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void
+        _ url: String, origin: (any OriginSending)?, redis: (any RedisCommanding)? = nil, requestID: String,
+        completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void
     ) {
         let known = placeholders.lookup(url)
         guard known == .unknown else { return completion(known) }
@@ -34,18 +36,30 @@ extension ImageReads {
             let known = placeholders.lookup(url)
             guard known == .unknown else { return finish(known) }
             let compute: @Sendable () -> Void = { [self] in
-                source(url, origin: origin, requestID: requestID, fetchedAhead: true) { [self] outcome in
+                source(url, origin: origin, redis: redis, requestID: requestID, fetchedAhead: true) { [self] outcome in
                     guard case .image(let source) = outcome else {
                         metrics.imageRender(format: "placeholder", outcome: "source_failed", duration: nil)
                         placeholders.storeFailure(for: url)
                         return finish(.failed)
                     }
-                    computePlaceholder(url, from: source, finish: finish)
+                    computePlaceholder(url, from: source, redis: redis, finish: finish)
                 }
             }
-            guard let disk else { return compute() }
+            // Another replica's, else computed here.
+            let fromReplicas: @Sendable () -> Void = { [self] in
+                guard let shared, let redis else { return compute() }
+                redis.loop.execute { [self] in
+                    shared.placeholder(for: url, redis: redis) { [self] found in
+                        guard let found else { return compute() }
+                        placeholders.store(found, for: url)
+                        writeRecord(found, for: url)
+                        finish(.ready(found))
+                    }
+                }
+            }
+            guard let disk else { return fromReplicas() }
             disk.read(.placeholder(url)) { [self] record in
-                guard let record, let placeholder = ImagePlaceholder(record: record.identity) else { return compute() }
+                guard let record, let placeholder = ImagePlaceholder(record: record.identity) else { return fromReplicas() }
                 placeholders.store(placeholder, for: url)
                 finish(.ready(placeholder))
             }
@@ -63,14 +77,26 @@ extension ImageReads {
     }
 
     /// Computes the placeholder of a source reserved with ``reservePlaceholder(_:)``.
-    func computePlaceholder(fromFetched url: String, _ source: CachedPage) {
-        computePlaceholder(url, from: source) { [self] lookup in placeholderPreparations.finish(url, with: lookup) }
+    func computePlaceholder(fromFetched url: String, _ source: CachedPage, redis: (any RedisCommanding)?) {
+        computePlaceholder(url, from: source, redis: redis) { [self] lookup in placeholderPreparations.finish(url, with: lookup) }
+    }
+
+    /// The disk tier's record of `placeholder` (kept beside the source, not held open).
+    private func writeRecord(_ placeholder: ImagePlaceholder, for url: String) {
+        disk?.write(
+            CachedPage(
+                status: 200, contentType: ImageFileFormat.placeholderType, identity: placeholder.record, gzip: nil, storedAt: .now,
+                timeToLive: .seconds(31_536_000)),
+            for: .placeholder(url))
     }
 
     /// Previews and hashes `source` on a worker, in the background lane (after every waiting
-    /// render); stores the placeholder in memory and on disk, or remembers the failure; then
-    /// `finish` (on the worker, or at once when the lane is full: `.unknown`).
-    private func computePlaceholder(_ url: String, from source: CachedPage, finish: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void) {
+    /// render); stores the placeholder in memory, on disk and (through `redis`) in the
+    /// replicas' Redis, or remembers the failure; then `finish` (on the worker, or at once
+    /// when the lane is full: `.unknown`).
+    private func computePlaceholder(
+        _ url: String, from source: CachedPage, redis: (any RedisCommanding)?, finish: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void
+    ) {
         let (maxPixels, timeLimit) = (renderOptions.maxPixels, renderOptions.timeLimit)
         let submitted = workers.submitBackground { [self] in
             let started = ContinuousClock.now
@@ -89,11 +115,8 @@ extension ImageReads {
             }
             metrics.imageRender(format: "placeholder", outcome: "ok", duration: .now - started)
             placeholders.store(placeholder, for: url)
-            disk?.write(
-                CachedPage(
-                    status: 200, contentType: ImageFileFormat.placeholderType, identity: placeholder.record, gzip: nil, storedAt: .now,
-                    timeToLive: .seconds(31_536_000)),
-                for: .placeholder(url))
+            writeRecord(placeholder, for: url)
+            if let shared, let redis { redis.loop.execute { shared.store(placeholder, for: url, redis: redis) } }
             finish(.ready(placeholder))
         }
         if !submitted {

@@ -45,6 +45,9 @@ public final class ImageReads: Sendable {
     private let verified = VerifiedTokens()
     /// Sources' placeholders (sizes and ThumbHashes), and one preparation per URL.
     let placeholders = ImagePlaceholders()
+    /// The replicas' Redis tier, whose records carry placeholders too; nil without
+    /// `--redis-url`.
+    let shared: SharedPages?
     let placeholderPreparations = RequestCoalescer<String, ImagePlaceholders.Lookup>()
     /// The process's prefetch lane: every placeholder preparation (and its source's fetch)
     /// runs in it.
@@ -61,9 +64,11 @@ public final class ImageReads: Sendable {
     /// - Parameter lane: the process's prefetch lane (nil: one of its own, sized for the
     ///   default `--origin-max-connections`).
     init(
-        origin: OriginEndpoint, configuration: ImageConfiguration, signer: ImageSigner, metrics: GatewayMetrics, lane: PrefetchLane? = nil
+        origin: OriginEndpoint, configuration: ImageConfiguration, signer: ImageSigner, metrics: GatewayMetrics, lane: PrefetchLane? = nil,
+        shared: SharedPages? = nil
     ) throws {
         self.signer = signer
+        self.shared = shared
         self.metrics = metrics
         self.lane = lane ?? PrefetchLane(originConnections: OriginClientConfiguration().maxConnectionsPerLoop, metrics: metrics)
         fetchedAhead = FetchedAheadSources(metrics: metrics)
@@ -207,13 +212,13 @@ public final class ImageReads: Sendable {
         guard leads else { return }
         let finish: @Sendable (Served) -> Void = { [self] served in coalescer.finish(variant, with: served) }
         guard let disk else {
-            render(variant, origin: context.origin, requestID: request.requestID, completion: finish)
+            render(variant, origin: context.origin, redis: context.redis, requestID: request.requestID, completion: finish)
             return
         }
         disk.read(variant) { [self] image in
             guard let image else {
                 metrics.cacheEvent("miss", cache: "image_disk")
-                render(variant, origin: context.origin, requestID: request.requestID, completion: finish)
+                render(variant, origin: context.origin, redis: context.redis, requestID: request.requestID, completion: finish)
                 return
             }
             metrics.cacheEvent("hit", cache: "image_disk")
@@ -225,10 +230,11 @@ public final class ImageReads: Sendable {
     /// Renders `variant` from its source on a worker, stores it in both tiers, and hands it to
     /// `completion` (on the worker thread). Failures are not stored.
     private func render(
-        _ variant: ImageVariant, origin: (any OriginSending)?, requestID: String, completion: @escaping @Sendable (Served) -> Void
+        _ variant: ImageVariant, origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String,
+        completion: @escaping @Sendable (Served) -> Void
     ) {
         fetchedAhead.used(variant.url)
-        source(variant.url, origin: origin, requestID: requestID) { [self] outcome in
+        source(variant.url, origin: origin, redis: redis, requestID: requestID) { [self] outcome in
             guard case .image(let source) = outcome, let sourceFormat = ImageFormat(sniffing: source.identity) else {
                 let failure = if case .failure(let error) = outcome { error } else { GatewayError.badGateway("The image could not be read.") }
                 return completion(Served(outcome: .failure(failure), cacheStatus: CacheStatus.notStored(fwd: "miss", status: nil)))
@@ -266,9 +272,10 @@ public final class ImageReads: Sendable {
     /// on its loop) for every variant that waits, stored on disk for the next variant.
     /// `completion` may run on any thread.
     /// `fetchedAhead`: asked by the prefetch lane (a fetched source is remembered, to count
-    /// whether a client's render used it).
+    /// whether a client's render used it). `redis`: the loop's connection to the replicas'
+    /// Redis, where the placeholder computed from a fetched source is stored.
     func source(
-        _ url: String, origin: (any OriginSending)?, requestID: String, fetchedAhead: Bool = false,
+        _ url: String, origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String, fetchedAhead: Bool = false,
         completion: @escaping @Sendable (ImageFetchOutcome) -> Void
     ) {
         guard sources.join(url, waiter: completion) else { return }
@@ -285,7 +292,7 @@ public final class ImageReads: Sendable {
                     // Its placeholder too, queued after the render that waits for it.
                     let computesPlaceholder = reservePlaceholder(url)
                     finish(outcome)
-                    if computesPlaceholder { computePlaceholder(fromFetched: url, image) }
+                    if computesPlaceholder { computePlaceholder(fromFetched: url, image, redis: redis) }
                 }
             }
         }

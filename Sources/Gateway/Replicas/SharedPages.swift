@@ -89,13 +89,13 @@ final class SharedPages: Sendable {
     /// The version every list page is stored under, and one product's details.
     private var listsVersion: String { prefix + "v:lists" }
     /// Moved on by a purge of every page: every entry's name changes at once.
-    private var epoch: String { prefix + "v:epoch" }
+    var epochKey: String { prefix + "v:epoch" }
     private func productVersion(_ id: Int64) -> String { prefix + "v:p:\(id)" }
 
     func lookup(_ names: PageNames, redis: any RedisCommanding, completion: @escaping (Lookup) -> Void) {
         let started = ContinuousClock.now
         redis.send([
-            Array("EVAL".utf8), Array(Self.readScript.utf8), Array("2".utf8), Array(names.version.utf8), Array(epoch.utf8),
+            Array("EVAL".utf8), Array(Self.readScript.utf8), Array("2".utf8), Array(names.version.utf8), Array(epochKey.utf8),
             Array(names.before.utf8),
             Array(names.after.utf8),
         ]) {
@@ -251,7 +251,7 @@ final class SharedPages: Sendable {
         let keys: [String]
         switch scope {
         case .products(let ids): keys = [listsVersion] + ids.map(productVersion)
-        case .pages, .all: keys = [epoch]
+        case .pages, .all: keys = [epochKey]
         }
         redis.send([Array("EVAL".utf8), Array(Self.invalidateScript.utf8), Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) }
             + [Array(channel.utf8), Array(Self.message(scope).utf8)]) { result in
