@@ -28,9 +28,24 @@ let package = Package(
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // The client generated from openapi.yaml as it was before include=placeholders (a frozen
+        // copy): the tests show the gateway's answers still decode in what apps shipped then.
+        .target(
+            name: "OpenMarketClientBeforePlaceholders",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         .testTarget(
             name: "OpenMarketClientTests",
-            dependencies: ["OpenMarketClient"]
+            dependencies: [
+                "OpenMarketClient", "OpenMarketClientBeforePlaceholders",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
