@@ -192,6 +192,12 @@ let package = Package(
             dependencies: ["GatewayModels"],
             path: "Benchmarks/ModelsBenchmark"
         ),
+        // `swift run -c release PlaceholderBenchmark [files]`: a placeholder's cost per image on a worker.
+        .executableTarget(
+            name: "PlaceholderBenchmark",
+            dependencies: ["GatewayModels", "ImageProcessing"],
+            path: "Benchmarks/PlaceholderBenchmark"
+        ),
         // Helpers shared by the test targets (seeded test data).
         .target(name: "TestSupport", dependencies: ["CNghttp2"], path: "Tests/TestSupport"),
         // Real photos for the image tests: pixels encoded by libvips, metadata spliced in.

@@ -118,6 +118,15 @@ one_run() {
         --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem" ${GATEWAY_FLAGS:-}
     for _ in $(seq 100); do curl -kfs -o /dev/null "https://127.0.0.1:$G/healthz" && break; sleep 0.1; done
     for state in cold warm; do
+        if [ "$state" = warm ] && [ -n "${INCLUDE:-}" ]; then
+            # A page answered while placeholders were still being computed is fresh for 5 s:
+            # past that, one read of each list page and of the detail stores complete ones,
+            # which the warm session then reads (as any later user would).
+            sleep 5.5
+            for path in "v1/products?page=1&include=$INCLUDE" "v1/products?page=2&include=$INCLUDE" "v1/products/$DETAIL_ID?include=$INCLUDE"; do
+                curl -kfs -o /dev/null -H 'Accept-Language: ko-KR' -H 'Accept-Encoding: gzip' "https://127.0.0.1:$G/$path"
+            done
+        fi
         $CLIENT_CPU "$PY" "$HERE/client.py" session --port "$LG" --profile "$1" --proto "$2" --cache "$state" \
             --run "$3" --ca "$WORK/cert.pem" --detail-id "$DETAIL_ID" --include "${INCLUDE:-}" >"$WORK/session.json" \
             || { cat "$WORK/gateway.log" >&2; exit 1; }

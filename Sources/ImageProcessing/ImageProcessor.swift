@@ -114,7 +114,11 @@ public enum ImageProcessor {
                 defer { deadline.deallocate() }
                 deadline.initialize(to: cvips_deadline(deadline: g_get_monotonic_time() + Int(timeLimit / .microseconds(1)), fired: 0))
                 let (shownWidth, shownHeight) = try displayedSize(buffer, format, maxPixels: maxPixels)
-                let (shrink, scale) = shrinkOnLoad(format, factor: Double(max(shownWidth, shownHeight)) / Double(max(1, side)))
+                // A blurred placeholder needs no headroom for the resize: JPEG's largest shrink
+                // that stays at least `side` pixels (WebP's scale to exactly that).
+                let factor = Double(max(shownWidth, shownHeight)) / Double(max(1, side))
+                let shrink: Int32 = format == .jpeg ? (factor >= 8 ? 8 : factor >= 4 ? 4 : factor >= 2 ? 2 : 1) : 1
+                let scale = format == .webp && factor > 1 ? 1 / factor : 1
                 let image = try load(buffer, format, shrink: shrink, scale: scale)
                 defer { cvips_unref(image) }
                 var pixels: UnsafeMutableRawPointer?

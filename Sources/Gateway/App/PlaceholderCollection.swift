@@ -6,7 +6,8 @@ import HTTPInterface
 /// may be called from the mapping's thread only (it is `Sendable` for the mapper's signature).
 final class PlaceholderCollection: Sendable {
     private let images: ImageReads?
-    private let unknown = Locked<[String]>([])
+    /// Unknown URLs with their positions in their lists, in the mapping's order.
+    private let unknown = Locked<[(url: String, position: Int)]>([])
     private let counts = Locked<(ready: Int, missing: Int)>((0, 0))
 
     init(images: ImageReads?) {
@@ -16,7 +17,7 @@ final class PlaceholderCollection: Sendable {
     /// The mapper's lookup: a ready placeholder, else nil (failed ones too); unknown URLs are
     /// noted.
     var lookup: ImagePlaceholderLookup {
-        { [images, unknown, counts] url in
+        { [images, unknown, counts] url, position in
             guard let images else { return nil }
             switch images.placeholder(for: url) {
             case .ready(let placeholder):
@@ -27,7 +28,7 @@ final class PlaceholderCollection: Sendable {
                 return nil
             case .unknown:
                 counts.withLock { $0.missing += 1 }
-                unknown.withLock { $0.append(url) }
+                unknown.withLock { $0.append((url, position)) }
                 return nil
             }
         }
@@ -41,14 +42,18 @@ final class PlaceholderCollection: Sendable {
     var ready: Int { counts.withLock { $0.ready } }
     var missing: Int { counts.withLock { $0.missing } }
 
-    /// Starts preparing the unknown ones (deduplicated; in the prefetch lane, which may refuse
-    /// some: those complete at once as `.unknown`, left for a later read), `completion` called
-    /// once for each; returns how many were asked for.
+    /// Starts preparing the unknown ones, every list's first image before any second one (a
+    /// list cell shows its first thumbnail: if the wait ends early, those are what it has),
+    /// deduplicated; in the prefetch lane, which may refuse some (those complete at once as
+    /// `.unknown`, left for a later read). `completion` is called once for each; returns how
+    /// many were asked for.
     @discardableResult
     func prepareMissing(
         origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String, completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void = { _ in }
     ) -> Int {
-        let urls = unknown.withLock { $0 }
+        // Stable: in the mapping's order within each position.
+        let urls = unknown.withLock { $0 }.enumerated().sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
+            .map(\.element.url)
         guard let images else { return 0 }
         var seen = Set<String>()
         var started = 0

@@ -117,6 +117,9 @@ extension ProductReads {
             completion(self.store(fetched, kind: kind, key: key, locale: locale, request: request, context: context, generation: generation))
         }
         guard kind.includesPlaceholders, images != nil, configuration.placeholderWait > .zero else { return store() }
+        // Counted from here (the origin's answer is in), not from when the wait is armed: the
+        // answer is at most the wait (and one more mapping) later than without placeholders.
+        let deadline = DispatchTime.now() + .milliseconds(Int(configuration.placeholderWait / .milliseconds(1)))
         // The wait ends on an image worker, the disk queue or a timer: the mapping and gzip
         // go to a global queue, holding neither the worker nor the disk queue.
         let finish: @Sendable () -> Void = { DispatchQueue.global().async(execute: store) }
@@ -131,9 +134,7 @@ extension ProductReads {
         let wait = PlaceholderWait(then: finish)
         let started = probe.prepareMissing(origin: context.origin, redis: context.redis, requestID: context.requestID) { _ in wait.oneDone() }
         wait.arm(expecting: started)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(configuration.placeholderWait / .milliseconds(1)))) {
-            wait.expire()
-        }
+        DispatchQueue.global().asyncAfter(deadline: deadline) { wait.expire() }
     }
 
     /// Maps what was fetched to contract bytes, gzips them, stores the page. Off the loop.
@@ -189,8 +190,9 @@ extension ProductReads {
         var timeToLive: Duration
         var hasNextPage: Bool
         var storedAt: ContinuousClock.Instant
-        /// A list page's thumbnails (the origin's URLs, in order) and products' ids, for
-        /// fetching ahead; empty for a detail.
+        /// A list page's thumbnails (the origin's URLs: every item's first, then every
+        /// second, …, as ``byPosition(_:_:)`` orders them) and products' ids, for fetching
+        /// ahead; empty for a detail.
         var thumbnailSources: [String] = []
         var productIDs: [Int64] = []
     }
@@ -200,11 +202,12 @@ extension ProductReads {
     func contract(_ fetched: Fetched, kind: Kind, locale: ClientLocale, placeholders: ImagePlaceholderLookup?) throws(OriginResponseError)
         -> Mapped
     {
-        // A list's thumbnails, as the mapping meets them (their order), for fetching ahead.
-        let thumbnails = Locked<[String]>([])
+        // A list's thumbnails: each rewritten URL's origin URL, for fetching ahead.
+        let thumbnails = Locked<[String: String]>([:])
         let recording: ImageURLRewriter = { [imageURL] url in
-            thumbnails.withLock { $0.append(url) }
-            return imageURL(url)
+            let rewritten = imageURL(url)
+            thumbnails.withLock { $0[rewritten] = url }
+            return rewritten
         }
         switch (kind, fetched) {
         case (.list(let query), .v1(let v1)):
@@ -218,19 +221,33 @@ extension ProductReads {
             }
             return Mapped(
                 identity: contract.jsonBytes(), timeToLive: timeToLive, hasNextPage: contract.hasNextPage, storedAt: v1.oldest,
-                thumbnailSources: thumbnails.withLock { $0 }, productIDs: contract.items.map(\.id))
+                thumbnailSources: Self.byPosition(contract, thumbnails.withLock { $0 }), productIDs: contract.items.map(\.id))
         case (.list(let query), .body(let body)):
             let contract = try originGeneration.mapPage(
                 bytes: body, page: query.page, locale: locale, imageURL: recording, placeholders: placeholders)
             return Mapped(
                 identity: contract.jsonBytes(), timeToLive: configuration.listTimeToLive, hasNextPage: contract.hasNextPage, storedAt: .now,
-                thumbnailSources: thumbnails.withLock { $0 }, productIDs: contract.items.map(\.id))
+                thumbnailSources: Self.byPosition(contract, thumbnails.withLock { $0 }), productIDs: contract.items.map(\.id))
         case (.detail, .body(let body)):
             let identity = try originGeneration.detailJSON(bytes: body, locale: locale, imageURL: imageURL, placeholders: placeholders)
             return Mapped(identity: identity, timeToLive: configuration.detailTimeToLive, hasNextPage: false, storedAt: .now)
         case (.detail, .v1):
             preconditionFailure("details are one origin request")
         }
+    }
+
+    /// The origin URLs of `page`'s thumbnails (`origins`: rewritten URL to origin URL), every
+    /// item's first before any item's second: the first is what a list cell shows and what
+    /// the app asks for, so it is fetched ahead first.
+    static func byPosition(_ page: ProductPage, _ origins: [String: String]) -> [String] {
+        var ordered: [String] = []
+        let longest = page.items.map(\.thumbnails.count).max() ?? 0
+        for position in 0..<longest {
+            for item in page.items where position < item.thumbnails.count {
+                if let url = origins[item.thumbnails[position]] { ordered.append(url) }
+            }
+        }
+        return ordered
     }
 
     /// Fetches list page `query` in the background after a miss on the page before it, so

@@ -32,7 +32,7 @@ struct ProductMapper: Sendable {
                 stock: StockLabel.text(stock: product.stock, locale: locale)
             )
         )
-        if let placeholder { summary.thumbnailPlaceholders = product.thumbnails.map(placeholder) }
+        if let placeholder { summary.thumbnailPlaceholders = product.thumbnails.enumerated().map { placeholder($1, $0) } }
         return summary
     }
 
@@ -47,11 +47,11 @@ struct ProductMapper: Sendable {
             imageThumbnails: product.imageThumbnails.map { $0.map(imageURL) }
         )
         if let placeholder {
-            detail.imagePlaceholders = (product.images ?? []).map(placeholder)
+            detail.imagePlaceholders = (product.images ?? []).enumerated().map { placeholder($1, $0) }
             // Aligned with `imageThumbnails` as the detail pads or cuts it.
             let thumbnails = Array(product.imageThumbnails.prefix(detail.images.count))
                 + Array(repeating: nil, count: max(0, detail.images.count - product.imageThumbnails.count))
-            detail.imageThumbnailPlaceholders = thumbnails.map { $0.flatMap(placeholder) }
+            detail.imageThumbnailPlaceholders = thumbnails.enumerated().map { position, url in url.flatMap { placeholder($0, position) } }
         }
         return detail
     }

@@ -1,8 +1,10 @@
 import Foundation
 
 /// The placeholder of an origin image URL when one is known (nil: not known yet, or its
-/// source failed). Called once per image on the mapping's thread: cheap and thread-safe.
-public typealias ImagePlaceholderLookup = @Sendable (String) -> ImagePlaceholder?
+/// source failed), given the URL and its position in its list (0: the first thumbnail, the
+/// one a list cell shows). Called once per image on the mapping's thread: cheap and
+/// thread-safe.
+public typealias ImagePlaceholderLookup = @Sendable (_ url: String, _ position: Int) -> ImagePlaceholder?
 
 /// What a client needs to lay an image out before it arrives: the source's size as shown
 /// (EXIF orientation applied) and its ThumbHash. Pure value.

@@ -66,7 +66,7 @@ import Yams
         let validator = try Self.validator()
         let known = ImagePlaceholder(width: 1000, height: 750, thumbHash: [87, 183, 9, 34, 4, 114, 128, 88, 120, 118, 135, 137])
         let first = Locked<Bool>(true)
-        let lookup: ImagePlaceholderLookup = { _ in first.withLock { isFirst in defer { isFirst = false }; return isFirst ? known : nil } }
+        let lookup: ImagePlaceholderLookup = { _, _ in first.withLock { isFirst in defer { isFirst = false }; return isFirst ? known : nil } }
         for (generation, fixture) in [(OriginGeneration.v1, Fixture.v1ItemsPage), (.v2, .v2ProductsPage), (.v2b, .v2bProductsPage)] {
             first.withLock { $0 = true }
             let page = try generation.mapPage(bytes: fixture.bytes, page: 1, locale: .koKR, placeholders: lookup)
@@ -78,7 +78,7 @@ import Yams
             #expect(text.contains(#""thumbnailPlaceholders":[{"width":1000,"height":750,"thumbHash":"V7cJIgRygFh4doeJ"}"#))
         }
         for (generation, fixture) in [(OriginGeneration.v1, Fixture.v1Item), (.v2, .v2Product), (.v2b, .v2bProduct)] {
-            let detail = try generation.mapDetail(bytes: fixture.bytes, locale: .enUS, placeholders: { _ in known })
+            let detail = try generation.mapDetail(bytes: fixture.bytes, locale: .enUS, placeholders: { _, _ in known })
             #expect(detail.imagePlaceholders?.count == detail.images.count)
             #expect(detail.imageThumbnailPlaceholders?.count == detail.images.count)
             // Null exactly where the image has no thumbnail of its own.

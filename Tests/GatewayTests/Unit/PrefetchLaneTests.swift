@@ -113,3 +113,19 @@ import Testing
         return condition()
     }
 }
+
+/// What a list page fetches ahead first: every item's first thumbnail (what a cell shows and
+/// the app asks for), then every second one, and so on.
+@Suite struct FetchAheadOrderTests {
+    @Test func firstThumbnailsComeFirst() {
+        let display = ProductDisplay(price: "1", discountedPrice: nil, discountRate: nil, stock: "1")
+        let item = { (id: Int64, thumbnails: [String]) in
+            ProductSummary(
+                id: id, title: "t", price: 1, discountedPrice: nil, currency: "KRW", stock: 1, isSoldOut: false, thumbnails: thumbnails,
+                registeredAt: "2021-01-24T21:26:03Z", display: display)
+        }
+        let page = ProductPage(page: 1, items: [item(1, ["/a1", "/a2"]), item(2, ["/b1"]), item(3, ["/c1", "/c2", "/c3"])], hasNextPage: false)
+        let origins = Dictionary(uniqueKeysWithValues: ["a1", "a2", "b1", "c1", "c2", "c3"].map { ("/" + $0, "http://o/" + $0) })
+        #expect(ProductReads.byPosition(page, origins) == ["http://o/a1", "http://o/b1", "http://o/c1", "http://o/a2", "http://o/c2", "http://o/c3"])
+    }
+}
