@@ -22,6 +22,16 @@ def line(session):
             f"{ms} ms, {kb} KB, {conns} connection{'s' if conns > 1 else ''}")
 
 
+def each_group(profiles, groups):
+    """(profile, protocol, its name, cache state, sessions) of every group measured, in the
+    tables' order."""
+    for profile in profiles:
+        for proto, name in (("h2", "HTTP/2"), ("h1", "HTTP/1.1")):
+            for cache in ("cold", "warm"):
+                if (profile, proto, cache) in groups:
+                    yield profile, proto, name, cache, groups[(profile, proto, cache)]
+
+
 def median_session(sessions):
     """The session whose first screen is the median one."""
     ordered = sorted(sessions, key=lambda s: s["screens"][0]["ms"])
@@ -57,34 +67,24 @@ def table(path):
     print()
     print("First image complete, ms from the screen's start (medians): when the screen first shows a picture")
     print(f"{'':20}" + "".join(f"| {t:<24}" for t in TITLES))
-    for profile in profiles:
-        for proto, name in (("h2", "HTTP/2"), ("h1", "HTTP/1.1")):
-            for cache in ("cold", "warm"):
-                group = groups.get((profile, proto, cache))
-                if group is None:
-                    continue
-                firsts = [statistics.median(min(r["last"] for r in g["screens"][i]["requests"] if r["kind"].startswith("w"))
-                                            for g in group) for i in range(len(SCREENS))]
-                print(f"{profile:<4} {name:<9}{cache:<5} " + "".join(f"| {x:>6,.0f}{'':18}" for x in firsts))
+    for profile, proto, name, cache, group in each_group(profiles, groups):
+        firsts = [statistics.median(min(r["last"] for r in g["screens"][i]["requests"] if r["kind"].startswith("w"))
+                                    for g in group) for i in range(len(SCREENS))]
+        print(f"{profile:<4} {name:<9}{cache:<5} " + "".join(f"| {x:>6,.0f}{'':18}" for x in firsts))
     print()
 
     print("Laid out, ms from the screen's start (medians): the list answer complete (with include=placeholders it")
     print("carries every image's size and preview, so the screen has its final layout); then the cold session's")
     print("complete screen against the warm one's")
     print(f"{'':20}| {'first screen':<14}| {'page 2':<14}| complete cold / warm")
-    for profile in profiles:
-        for proto, name in (("h2", "HTTP/2"), ("h1", "HTTP/1.1")):
-            for cache in ("cold", "warm"):
-                group = groups.get((profile, proto, cache))
-                if group is None:
-                    continue
-                laid = [statistics.median(next(r["last"] for r in g["screens"][i]["requests"] if r["kind"] == "list") for g in group)
-                        for i in (0, 2)]
-                ratio = ""
-                if cache == "cold" and (profile, proto, "warm") in med:
-                    cold, warm = med[(profile, proto, "cold")][0]["ms"], med[(profile, proto, "warm")][0]["ms"]
-                    ratio = f"{cold:,.0f} / {warm:,.0f} ms: {100 * (cold - warm) / warm:+.1f}%"
-                print(f"{profile:<4} {name:<9}{cache:<5} | {laid[0]:>12,.0f} | {laid[1]:>12,.0f} | {ratio}")
+    for profile, proto, name, cache, group in each_group(profiles, groups):
+        laid = [statistics.median(next(r["last"] for r in g["screens"][i]["requests"] if r["kind"] == "list") for g in group)
+                for i in (0, 2)]
+        ratio = ""
+        if cache == "cold" and (profile, proto, "warm") in med:
+            cold, warm = med[(profile, proto, "cold")][0]["ms"], med[(profile, proto, "warm")][0]["ms"]
+            ratio = f"{cold:,.0f} / {warm:,.0f} ms: {100 * (cold - warm) / warm:+.1f}%"
+        print(f"{profile:<4} {name:<9}{cache:<5} | {laid[0]:>12,.0f} | {laid[1]:>12,.0f} | {ratio}")
     print()
 
     warm4 = groups.get(("4G", "h2", "warm"))
