@@ -8,8 +8,10 @@ import Observability
 ///
 /// At most ``concurrency`` jobs run at once: half of `--origin-max-connections`, so however
 /// busy the lane, at least half of each loop's origin connections stay for clients' misses. At
-/// most ``maxQueued`` more wait, first in first out; beyond that a job is refused (its work is
-/// left for a later read). Nothing is admitted while the origin is failing: for
+/// most ``maxQueued`` more wait; beyond that a job is refused (its work is left for a later
+/// read). Waiting pages and details go before waiting images (one JSON request each, and what
+/// the next scroll or tap needs, against a page's dozens of thumbnails), each kind first in
+/// first out. Nothing is admitted while the origin is failing: for
 /// ``failurePause`` after any failed origin fetch (a success in between does not end it: an
 /// origin answering some requests with 503 is struggling, and prefetches are what can wait).
 /// Image hosts' failures are remembered per URL instead (``ImagePlaceholders``). Deduplication is the
@@ -23,13 +25,37 @@ final class PrefetchLane: Sendable {
         case detail
     }
 
-    /// A job: does its work and calls `done` once when it ends (on any thread), which lets the
-    /// next job start.
+    /// A job: does its work and calls `done` when its origin fetch is over (on any thread;
+    /// calls after the first are ignored), which lets the next job start.
     typealias Job = @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
 
-    private struct State {
-        var queue: [Job] = []
+    /// Jobs waiting, first in first out.
+    private struct Queue {
+        var jobs: [Job] = []
         var head = 0
+
+        var count: Int { jobs.count - head }
+
+        mutating func take() -> Job? {
+            guard head < jobs.count else {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+                return nil
+            }
+            let job = jobs[head]
+            head += 1
+            if head > 1024 {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
+    }
+
+    private struct State {
+        /// Pages and details.
+        var json = Queue()
+        var images = Queue()
         var running = 0
         var failedAt: ContinuousClock.Instant?
     }
@@ -72,8 +98,8 @@ final class PrefetchLane: Sendable {
                 state.running += 1
                 return .success(true)
             }
-            guard state.queue.count - state.head < maxQueued else { return .failure(RefusalError(refusal: .full)) }
-            state.queue.append(job)
+            guard state.json.count + state.images.count < maxQueued else { return .failure(RefusalError(refusal: .full)) }
+            if kind == .image { state.images.jobs.append(job) } else { state.json.jobs.append(job) }
             return .success(false)
         }
         switch admitted {
@@ -99,7 +125,7 @@ final class PrefetchLane: Sendable {
     }
 
     /// Jobs running and waiting (tests, `/admin`).
-    var load: (running: Int, queued: Int) { state.withLock { ($0.running, $0.queue.count - $0.head) } }
+    var load: (running: Int, queued: Int) { state.withLock { ($0.running, $0.json.count + $0.images.count) } }
 
     private func run(_ job: @escaping Job) {
         let ended = OnceFlag()
@@ -113,19 +139,9 @@ final class PrefetchLane: Sendable {
     /// loop that ended a job does not run the next one's first steps).
     private func jobEnded() {
         let next = state.withLock { state -> Job? in
-            guard state.head < state.queue.count else {
-                state.queue.removeAll(keepingCapacity: true)
-                state.head = 0
-                state.running -= 1
-                return nil
-            }
-            let job = state.queue[state.head]
-            state.head += 1
-            if state.head > 1024 {
-                state.queue.removeFirst(state.head)
-                state.head = 0
-            }
-            return job
+            if let job = state.json.take() ?? state.images.take() { return job }
+            state.running -= 1
+            return nil
         }
         if let next { DispatchQueue.global().async { [self] in run(next) } }
     }

@@ -116,7 +116,10 @@ extension ProductReads {
         let store: @Sendable () -> Void = { [self] in
             completion(self.store(fetched, kind: kind, key: key, locale: locale, request: request, context: context, generation: generation))
         }
-        guard kind.includesPlaceholders, images != nil, configuration.placeholderWait > .zero else { return store() }
+        // A detail fetched before the tap is JSON only: its images are not fetched for it.
+        guard kind.includesPlaceholders, images != nil, configuration.placeholderWait > .zero, !Self.jsonOnly(key, prefetching) else {
+            return store()
+        }
         // Counted from here (the origin's answer is in), not from when the wait is armed: the
         // answer is at most the wait (and one more mapping) later than without placeholders.
         let deadline = DispatchTime.now() + .milliseconds(Int(configuration.placeholderWait / .milliseconds(1)))
@@ -169,7 +172,9 @@ extension ProductReads {
             metrics.placeholders("missing", count: placeholders.missing)
         }
         if let placeholders, incomplete {
-            placeholders.prepareMissing(origin: context.origin, redis: context.redis, requestID: context.requestID)
+            if !Self.jsonOnly(key, prefetching) {
+                placeholders.prepareMissing(origin: context.origin, redis: context.redis, requestID: context.requestID)
+            }
             // Some are being computed: the next read a moment later carries them.
             timeToLive = min(timeToLive, configuration.incompletePlaceholdersTimeToLive)
         }
@@ -234,6 +239,13 @@ extension ProductReads {
         case (.detail, .v1):
             preconditionFailure("details are one origin request")
         }
+    }
+
+    /// Whether `key` is being fetched as a detail before the tap (`--prefetch-details`): JSON
+    /// only, so none of its images' placeholders is prepared for it (those not known yet stay
+    /// null, and the page is fresh at most 5 s, as any page answered with some pending).
+    static func jsonOnly(_ key: PageCacheKey, _ prefetching: Locked<[PageCacheKey: PrefetchLane.Kind]>) -> Bool {
+        prefetching.withLock { $0[key] } == .detail
     }
 
     /// The origin URLs of `page`'s thumbnails (`origins`: rewritten URL to origin URL), every

@@ -37,6 +37,9 @@ extension ImageReads {
             guard known == .unknown else { return finish(known) }
             let compute: @Sendable () -> Void = { [self] in
                 source(url, origin: origin, redis: redis, requestID: requestID, fetchedAhead: true) { [self] outcome in
+                    // The fetch is over: its place in the lane goes to the next one while the
+                    // preview waits for a worker (the workers' background lane bounds those).
+                    done()
                     guard case .image(let source) = outcome else {
                         metrics.imageRender(format: "placeholder", outcome: "source_failed", duration: nil)
                         placeholders.storeFailure(for: url)

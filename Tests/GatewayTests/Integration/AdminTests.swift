@@ -40,8 +40,9 @@ extension IntegrationTests {
                         _ = try RawHTTPClient(port: replica.port).request("GET", "/v1/products?page=1")
                     }
                 }
-                // Page 2's prefetch waits in the prefetch lane behind page 1's thumbnails.
-                #expect(try await harness.wait { a.routes.reads.cache.count == 3 && b.routes.reads.cache.count == 3 })
+                // Page 2's prefetch runs in the prefetch lane beside page 1's thumbnails
+                // (slow under the thread sanitizer).
+                #expect(try await harness.wait(seconds: 30) { a.routes.reads.cache.count == 3 && b.routes.reads.cache.count == 3 })
                 let (wrong, missing) = try await offPool {
                     (try Self.call(adminPort, "POST", "/admin/purge", token: "not-the-token", body: #"{"products":[3]}"#),
                      try Self.call(adminPort, "POST", "/admin/purge", token: nil, body: #"{"products":[3]}"#))

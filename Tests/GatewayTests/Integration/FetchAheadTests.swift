@@ -101,6 +101,21 @@ extension IntegrationTests {
             }
         }
 
+        /// For a list asked with placeholders the details are prefetched in that form, JSON
+        /// only still: none of their images (`/images/…`, not the list's thumbnails) is fetched.
+        @Test func prefetchedDetailsFetchNoImages() async throws {
+            try await ImageHarness.with(configure: { configuration, _ in
+                configuration.readPath.prefetchDetails = 3
+            }) { harness in
+                let list = try await harness.get(["/v1/products?page=1&include=placeholders"])[0]
+                let ids = try #require((list.json()["items"] as? [[String: Any]])?.compactMap { $0["id"] as? Int })
+                try await harness.settle()
+                for id in ids.prefix(3) { #expect(harness.origin.counts.count("GET", "/item/\(id)") == 1, "product \(id)") }
+                #expect(harness.origin.counts.route("GET", "/images/{file}") == 0)
+                #expect(Self.prefetchLines(harness).contains(#"gateway_prefetches_total{kind="detail",outcome="made"} 6"#))
+            }
+        }
+
         /// For ten seconds after an origin failure nothing is fetched ahead, even for a list
         /// the origin then answered (a client's read is never held back).
         @Test func nothingIsFetchedAheadWhileTheOriginFails() async throws {

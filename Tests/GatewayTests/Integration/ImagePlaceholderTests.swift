@@ -159,6 +159,42 @@ extension IntegrationTests {
             }
         }
 
+        /// A slow image origin (every answer 1 s late): the cold list waits `--placeholder-wait`
+        /// (150 ms, the default) after the origin's list, not for the images, so every
+        /// placeholder is null (pending) and the page is fresh briefly; the next read, once
+        /// they are computed, carries them all.
+        @Test func aColdListDoesNotWaitForASlowImageOrigin() async throws {
+            try await ImageHarness.with(configure: { configuration, _ in
+                configuration.readPath.incompletePlaceholdersTimeToLive = .milliseconds(300)
+            }) { harness in
+                var faults = harness.origin.faults
+                faults.latencyMs = 1000
+                harness.origin.setFaults(faults)
+                let first = try await offPool {
+                    try RawHTTPClient(port: harness.port, timeout: 10).request("GET", "/v1/products?page=1&include=placeholders")
+                }
+                #expect(first.status == 200)
+                #expect(first.header("Cache-Control") == "public, max-age=0")
+                let pending = try Self.items(first).flatMap { ($0["thumbnailPlaceholders"] as? [Any]) ?? [] }
+                #expect(pending.count == 42)
+                // Sources 1 s away cannot be in after 150 ms.
+                #expect(pending.allSatisfy { $0 is NSNull })
+                // The origin recovers; the sources asked for meanwhile come in a second.
+                harness.origin.setFaults(DemoFaults())
+                try await harness.settle()
+                try await Task.sleep(for: .milliseconds(350))
+                let second = try await offPool {
+                    try RawHTTPClient(port: harness.port, timeout: 10).request("GET", "/v1/products?page=1&include=placeholders")
+                }
+                let complete = try Self.items(second).flatMap { ($0["thumbnailPlaceholders"] as? [Any]) ?? [] }
+                #expect(complete.count == 42)
+                #expect(complete.allSatisfy { $0 is [String: Any] })
+                // The list's time to live (dated from its origin pages, read a moment ago), not 5 s.
+                let maxAge = Int(second.header("Cache-Control")?.split(separator: "=").last ?? "") ?? 0
+                #expect(maxAge > 20)
+            }
+        }
+
         /// Sources that cannot be decoded (here: more pixels than `--max-image-pixels`) leave
         /// their entries null, and the miss answers as soon as every preparation has ended,
         /// before the wait is over; failures are remembered, so the page is complete.

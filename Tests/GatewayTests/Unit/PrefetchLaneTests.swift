@@ -47,6 +47,27 @@ import Testing
         ])
     }
 
+    /// Waiting pages and details start before waiting images, whatever the order they came in.
+    @Test func waitingPagesAndDetailsGoBeforeImages() {
+        let lane = PrefetchLane(originConnections: 2, metrics: GatewayMetrics())
+        let ends = Locked<[@Sendable () -> Void]>([])
+        let order = Locked<[String]>([])
+        for (kind, name) in [(PrefetchLane.Kind.image, "image 1"), (.image, "image 2"), (.page, "page"), (.image, "image 3"), (.detail, "detail")] {
+            lane.submit(kind) { done in
+                order.withLock { $0.append(name) }
+                ends.withLock { $0.append(done) }
+            }
+        }
+        // One runs at once: the first image; then the page and the detail, then the images.
+        for index in 0..<4 {
+            #expect(wait { ends.withLock { $0.count } > index })
+            ends.withLock { $0[index] }()
+        }
+        #expect(wait { order.withLock { $0 } == ["image 1", "page", "detail", "image 2", "image 3"] })
+        ends.withLock { $0[4] }()
+        #expect(wait { lane.load == (0, 0) })
+    }
+
     /// Ten seconds after any origin failure, whatever succeeded meanwhile.
     @Test func admitsNothingWhileTheOriginFails() {
         let metrics = GatewayMetrics()
