@@ -29,33 +29,10 @@ final class PrefetchLane: Sendable {
     /// calls after the first are ignored), which lets the next job start.
     typealias Job = @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
 
-    /// Jobs waiting, first in first out.
-    private struct Queue {
-        var jobs: [Job] = []
-        var head = 0
-
-        var count: Int { jobs.count - head }
-
-        mutating func take() -> Job? {
-            guard head < jobs.count else {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-                return nil
-            }
-            let job = jobs[head]
-            head += 1
-            if head > 1024 {
-                jobs.removeFirst(head)
-                head = 0
-            }
-            return job
-        }
-    }
-
     private struct State {
         /// Pages and details.
-        var json = Queue()
-        var images = Queue()
+        var json = FIFOQueue<Job>()
+        var images = FIFOQueue<Job>()
         var running = 0
         var failedAt: ContinuousClock.Instant?
     }
@@ -99,7 +76,7 @@ final class PrefetchLane: Sendable {
                 return .success(true)
             }
             guard state.json.count + state.images.count < maxQueued else { return .failure(RefusalError(refusal: .full)) }
-            if kind == .image { state.images.jobs.append(job) } else { state.json.jobs.append(job) }
+            if kind == .image { state.images.append(job) } else { state.json.append(job) }
             return .success(false)
         }
         switch admitted {
@@ -124,7 +101,7 @@ final class PrefetchLane: Sendable {
         state.withLock { $0.failedAt = now }
     }
 
-    /// Jobs running and waiting (tests, `/admin`).
+    /// Jobs running and waiting (tests).
     var load: (running: Int, queued: Int) { state.withLock { ($0.running, $0.json.count + $0.images.count) } }
 
     private func run(_ job: @escaping Job) {

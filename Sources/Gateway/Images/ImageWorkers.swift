@@ -13,31 +13,9 @@ import GatewayModels
 /// answers 503, or leaves the placeholder for later), so a burst cannot queue without bound.
 /// Thread-safe.
 final class ImageWorkers: Sendable {
-    private struct Lane {
-        var jobs: [@Sendable () -> Void] = []
-        var head = 0
-
-        var waiting: Int { jobs.count - head }
-
-        mutating func take() -> (@Sendable () -> Void)? {
-            guard head < jobs.count else {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-                return nil
-            }
-            let job = jobs[head]
-            head += 1
-            if head > 1024 {
-                jobs.removeFirst(head)
-                head = 0
-            }
-            return job
-        }
-    }
-
     private struct State {
-        var ordinary = Lane()
-        var background = Lane()
+        var ordinary = FIFOQueue<@Sendable () -> Void>()
+        var background = FIFOQueue<@Sendable () -> Void>()
         var running = 0
     }
 
@@ -67,16 +45,16 @@ final class ImageWorkers: Sendable {
     }
 
     /// Jobs waiting in the background lane (tests).
-    var backgroundWaiting: Int { state.withLock { $0.background.waiting } }
+    var backgroundWaiting: Int { state.withLock { $0.background.count } }
 
     private func enqueue(_ job: @escaping @Sendable () -> Void, background: Bool) -> Bool {
         let (accepted, startsThread) = state.withLock { state -> (Bool, Bool) in
             if background {
-                guard state.background.waiting < maxBackground else { return (false, false) }
-                state.background.jobs.append(job)
+                guard state.background.count < maxBackground else { return (false, false) }
+                state.background.append(job)
             } else {
-                guard state.ordinary.waiting < maxWaiting else { return (false, false) }
-                state.ordinary.jobs.append(job)
+                guard state.ordinary.count < maxWaiting else { return (false, false) }
+                state.ordinary.append(job)
             }
             guard state.running < count else { return (true, false) }
             state.running += 1
