@@ -1,5 +1,6 @@
 import Dispatch
 import GatewayModels
+import HTTPInterface
 import Observability
 
 /// The process's background origin work: the next list page, the sources and placeholders of
@@ -45,8 +46,8 @@ final class PrefetchLane: Sendable {
     static let failurePause: Duration = .seconds(10)
 
     /// - Parameter originConnections: `--origin-max-connections` (per loop); the lane runs at
-    ///   most half of it (at least one).
-    init(originConnections: Int, maxQueued: Int = 256, metrics: GatewayMetrics) {
+    ///   most half of it (at least one). Its default is the flag's.
+    init(originConnections: Int = OriginClientConfiguration().maxConnectionsPerLoop, maxQueued: Int = 256, metrics: GatewayMetrics) {
         concurrency = max(1, originConnections / 2)
         self.maxQueued = maxQueued
         self.metrics = metrics

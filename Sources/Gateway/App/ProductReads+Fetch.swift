@@ -117,7 +117,7 @@ extension ProductReads {
             completion(self.store(fetched, kind: kind, key: key, locale: locale, request: request, context: context, generation: generation))
         }
         // A detail fetched before the tap is JSON only: its images are not fetched for it.
-        guard kind.includesPlaceholders, images != nil, configuration.placeholderWait > .zero, !Self.jsonOnly(key, prefetching) else {
+        guard kind.includesPlaceholders, images != nil, configuration.placeholderWait > .zero, !jsonOnly(key) else {
             return store()
         }
         // Counted from here (the origin's answer is in), not from when the wait is armed: the
@@ -172,7 +172,7 @@ extension ProductReads {
             metrics.placeholders("missing", count: placeholders.missing)
         }
         if let placeholders, incomplete {
-            if !Self.jsonOnly(key, prefetching) {
+            if !jsonOnly(key) {
                 placeholders.prepareMissing(origin: context.origin, redis: context.redis, requestID: context.requestID)
             }
             // Some are being computed: the next read a moment later carries them.
@@ -244,7 +244,7 @@ extension ProductReads {
     /// Whether `key` is being fetched as a detail before the tap (`--prefetch-details`): JSON
     /// only, so none of its images' placeholders is prepared for it (those not known yet stay
     /// null, and the page is fresh at most 5 s, as any page answered with some pending).
-    static func jsonOnly(_ key: PageCacheKey, _ prefetching: Locked<[PageCacheKey: PrefetchLane.Kind]>) -> Bool {
+    func jsonOnly(_ key: PageCacheKey) -> Bool {
         prefetching.withLock { $0[key] } == .detail
     }
 

@@ -106,7 +106,7 @@ public final class ProductReads: Sendable {
     ) {
         self.shared = shared
         self.images = images
-        lane = images?.lane ?? PrefetchLane(originConnections: OriginClientConfiguration().maxConnectionsPerLoop, metrics: metrics)
+        lane = images?.lane ?? PrefetchLane(metrics: metrics)
         self.endpoint = endpoint
         originGeneration = generation
         self.imageURL = imageURL

@@ -70,7 +70,7 @@ public final class ImageReads: Sendable {
         self.signer = signer
         self.shared = shared
         self.metrics = metrics
-        self.lane = lane ?? PrefetchLane(originConnections: OriginClientConfiguration().maxConnectionsPerLoop, metrics: metrics)
+        self.lane = lane ?? PrefetchLane(metrics: metrics)
         fetchedAhead = FetchedAheadSources(metrics: metrics)
         fetcher = ImageFetcher(
             policy: ImageHostPolicy(origin: origin, allowedHosts: configuration.allowedHosts), maxBytes: configuration.maxImageBytes,
