@@ -15,7 +15,9 @@ extension ImageReads {
     /// previewed and hashed on an image worker under `--max-image-pixels` and
     /// `--image-render-timeout`, then stored in memory, on disk and in Redis.
     ///
-    /// The work runs in the prefetch lane (``PrefetchLane``): one preparation per URL however
+    /// The work runs in the prefetch lane (``PrefetchLane``), holding its place there until the
+    /// placeholder is stored (fetch and preview: released earlier, the lane fetched sources faster
+    /// than one core previews them, and the renders clients wait for fell behind); one preparation per URL however
     /// many ask; when the lane refuses it (full, or the origin failing) `completion` gets
     /// `.unknown` at once and a later read tries again. A source that cannot be fetched or
     /// decoded is remembered as failed for ``ImagePlaceholders/failureMemory``; a full worker
@@ -37,9 +39,6 @@ extension ImageReads {
             guard known == .unknown else { return finish(known) }
             let compute: @Sendable () -> Void = { [self] in
                 source(url, origin: origin, redis: redis, requestID: requestID, fetchedAhead: true) { [self] outcome in
-                    // The fetch is over: its place in the lane goes to the next one while the
-                    // preview waits for a worker (the workers' background lane bounds those).
-                    done()
                     guard case .image(let source) = outcome else {
                         metrics.imageRender(format: "placeholder", outcome: "source_failed", duration: nil)
                         placeholders.storeFailure(for: url)
