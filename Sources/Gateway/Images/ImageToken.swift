@@ -1,4 +1,8 @@
 import Foundation
+// scripts/fuzz compiles this file into one module with GatewayModels' sources.
+#if canImport(GatewayModels)
+import GatewayModels
+#endif
 
 /// The layouts of image tokens, without the cryptography (``ImageSigner`` seals, opens, signs
 /// and checks). Kept apart so that the parser of these untrusted bytes can be fuzzed on its
@@ -48,42 +52,10 @@ enum ImageToken {
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
+        Base64URL.encode(bytes)
     }
 
-    /// Unpadded base64url to bytes; nil for other characters, an impossible length, or
-    /// non-zero bits left over (so each byte string has exactly one encoding).
     static func decodeBase64URL(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> [UInt8]? {
-        guard !text.isEmpty, text.count % 4 != 1 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for character in text {
-            let value = sextet(character)
-            guard value < 64 else { return nil }
-            buffer = buffer << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-                buffer &= (1 << UInt32(bits)) - 1
-            }
-        }
-        return buffer == 0 ? bytes : nil
-    }
-
-    private static func sextet(_ byte: UInt8) -> UInt8 {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "-"): 62
-        case UInt8(ascii: "_"): 63
-        default: 64
-        }
+        Base64URL.decode(text)
     }
 }

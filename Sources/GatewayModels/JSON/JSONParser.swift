@@ -10,12 +10,32 @@ import Foundation
 ///
 /// Rejects: trailing commas, comments, single quotes, leading zeros, `NaN`, control characters
 /// in strings, invalid escapes and lone surrogates, invalid UTF-8, anything after the value, and
-/// nesting deeper than ``maxDepth``. Duplicate keys keep the last value.
+/// nesting deeper than ``maxDepth``. Duplicate keys keep the last value, unless the
+/// ``Limits`` say otherwise (``Limits/strict(maxDepth:maxValues:)``: a token's header and
+/// claims, where a second `exp` or `aud` must not pass unnoticed).
 ///
 /// A value type with no shared state: thread-safe.
 public struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     public static let maxDepth = 512
+
+    /// What a parse accepts beyond RFC 8259's grammar.
+    public struct Limits: Sendable, Hashable {
+        /// The deepest nesting of arrays and objects.
+        public var maxDepth: Int
+        /// The most values in all (every member's value, every element, containers included).
+        public var maxValues: Int
+        /// Whether an object naming one key twice is refused (else the last value wins).
+        public var rejectsDuplicateKeys: Bool
+
+        /// Origin pages and client bodies: ``JSONParser/maxDepth``, no count, last duplicate wins.
+        public static let standard = Limits(maxDepth: JSONParser.maxDepth, maxValues: .max, rejectsDuplicateKeys: false)
+
+        /// Untrusted small documents: duplicates refused, depth and count bounded.
+        public static func strict(maxDepth: Int, maxValues: Int) -> Limits {
+            Limits(maxDepth: maxDepth, maxValues: maxValues, rejectsDuplicateKeys: true)
+        }
+    }
 
     /// What went wrong and at which byte offset.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -31,15 +51,17 @@ public struct JSONParser {
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    private let limits: Limits
     private var index = 0
     private var depth = 0
+    private var values = 0
 
     /// Parses exactly one JSON value (surrounded by optional whitespace).
-    /// - Throws: ``Failure``.
-    public static func parse(_ bytes: some Sequence<UInt8>) throws(Failure) -> JSONValue {
+    /// - Throws: ``Failure``, also when `limits` are exceeded.
+    public static func parse(_ bytes: some Sequence<UInt8>, limits: Limits = .standard) throws(Failure) -> JSONValue {
         let array = bytes as? [UInt8] ?? Array(bytes)
         let result: Result<JSONValue, Failure> = array.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(bytes: buffer)
+            var parser = JSONParser(bytes: buffer, limits: limits)
             do throws(Failure) {
                 parser.skipWhitespace()
                 let value = try parser.value()
@@ -53,8 +75,9 @@ public struct JSONParser {
         return try result.get()
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, limits: Limits) {
         self.bytes = bytes
+        self.limits = limits
     }
 
     private func failure(_ reason: String) -> Failure {
@@ -72,6 +95,8 @@ public struct JSONParser {
 
     private mutating func value() throws(Failure) -> JSONValue {
         guard index < bytes.count else { throw failure("unexpected end") }
+        values += 1
+        guard values <= limits.maxValues else { throw failure("more than \(limits.maxValues) values") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object()
         case UInt8(ascii: "["): return try array()
@@ -95,7 +120,7 @@ public struct JSONParser {
 
     private mutating func nest() throws(Failure) {
         depth += 1
-        guard depth <= Self.maxDepth else { throw failure("nested deeper than \(Self.maxDepth)") }
+        guard depth <= limits.maxDepth else { throw failure("nested deeper than \(limits.maxDepth)") }
     }
 
     private mutating func object() throws(Failure) -> JSONValue {
@@ -111,7 +136,9 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
+            let keyOffset = index
             let key = try string()
+            if limits.rejectsDuplicateKeys, members[key] != nil { throw Failure(offset: keyOffset, reason: "duplicate key") }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1

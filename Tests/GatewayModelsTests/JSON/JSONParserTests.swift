@@ -61,6 +61,25 @@ import TestSupport
         #expect(throws: JSONParser.Failure(offset: 512, reason: "nested deeper than 512")) { try JSONParser.parse(deep.utf8) }
     }
 
+    /// Strict limits (a token's header and claims): a key named twice is refused (by
+    /// default the last one wins), and depth and the count of values are bounded.
+    @Test func strictLimitsRefuseDuplicatesDepthAndCount() throws {
+        let twice = #"{"exp":1,"sub":"a","exp":2}"#
+        #expect(try JSONParser.parse(twice.utf8) == .object(["exp": .number(2), "sub": .string("a")]))
+        let strict = JSONParser.Limits.strict(maxDepth: 2, maxValues: 4)
+        #expect(throws: JSONParser.Failure(offset: 19, reason: "duplicate key")) { try JSONParser.parse(twice.utf8, limits: strict) }
+        // The same key in two objects is not a duplicate.
+        #expect(try JSONParser.parse(#"{"a":{"a":1}}"#.utf8, limits: strict) == .object(["a": .object(["a": .number(1)])]))
+        #expect(throws: JSONParser.Failure(offset: 10, reason: "nested deeper than 2")) {
+            try JSONParser.parse(#"{"a":{"b":[1]}}"#.utf8, limits: strict)
+        }
+        // Four values: the object and three members; a fifth is refused where it starts.
+        #expect(try JSONParser.parse(#"{"a":1,"b":2,"c":3}"#.utf8, limits: strict) == .object(["a": .number(1), "b": .number(2), "c": .number(3)]))
+        #expect(throws: JSONParser.Failure(offset: 23, reason: "more than 4 values")) {
+            try JSONParser.parse(#"{"a":1,"b":2,"c":3,"d":4}"#.utf8, limits: strict)
+        }
+    }
+
     /// The fast parser and Foundation's `JSONDecoder` agree on every sample, numbers included.
     @Test(arguments: Fixture.allCases)
     func agreesWithJSONDecoderOnEverySample(fixture: Fixture) throws {
