@@ -13,6 +13,7 @@ let package = Package(
         // Reads a corpus of request streams, writes the codec's verdicts (scripts/differential).
         .executable(name: "http1-probe", targets: ["HTTP1Probe"]),
         .executable(name: "thumbhash-probe", targets: ["ThumbHashProbe"]),
+        .executable(name: "jwt-probe", targets: ["JWTProbe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,6 +43,15 @@ let package = Package(
         // Pure contract and mapping code: Foundation and the codec's list syntax only, no C,
         // no I/O.
         .target(name: "GatewayModels", dependencies: ["HTTPCodec"]),
+        // Bearer tokens (signed JWTs) and identity providers' key sets: read strictly and
+        // verified with swift-crypto. Pure: no I/O, no clock of its own.
+        .target(
+            name: "Authentication",
+            dependencies: [
+                "GatewayModels", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // libvips from Debian; see Sources/CVips/module.modulemap.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // Image rendering with libvips: decode, orient, resize, strip, encode. Synchronous, no
@@ -198,6 +208,15 @@ let package = Package(
             dependencies: ["GatewayModels", "ImageProcessing"],
             path: "Benchmarks/PlaceholderBenchmark"
         ),
+        // `swift run -c release TokenBenchmark`: a bearer token's verification per algorithm.
+        .executableTarget(
+            name: "TokenBenchmark",
+            dependencies: [
+                "Authentication", "GatewayModels", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/TokenBenchmark"
+        ),
         // Helpers shared by the test targets (seeded test data).
         .target(name: "TestSupport", dependencies: ["CNghttp2"], path: "Tests/TestSupport"),
         // Real photos for the image tests: pixels encoded by libvips, metadata spliced in.
@@ -210,9 +229,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
+        .testTarget(
+            name: "AuthenticationTests",
+            dependencies: [
+                "Authentication", "GatewayModels", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
         .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
         .executableTarget(name: "ThumbHashProbe", dependencies: ["GatewayModels"], path: "Tests/ThumbHashProbe"),
+        .executableTarget(name: "JWTProbe", dependencies: ["Authentication"], path: "Tests/JWTProbe"),
         .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Transport", "Routing", "GatewayModels", "HTTPInterface", "BodyCompression", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

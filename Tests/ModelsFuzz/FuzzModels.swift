@@ -7,8 +7,8 @@
 // with the plain reference readers below; a decoded write holds what its validation
 // promises; an image token is the one encoding of its parts; contract JSON the mapping
 // writes parses back.
-// scripts/fuzz compiles this file into one module with Sources/GatewayModels and
-// Sources/Gateway/Images/ImageToken.swift, against HTTPCodec built as a module of its own
+// scripts/fuzz compiles this file into one module with Sources/GatewayModels,
+// Sources/Gateway/Images/ImageToken.swift and the bearer token reader of Sources/Authentication, against HTTPCodec built as a module of its own
 // (SwiftPM's executables bring a main of their own, which libFuzzer's would clash with).
 import Foundation
 
@@ -18,6 +18,7 @@ enum FuzzedParser: String, CaseIterable {
     case createJSON = "create-json", createMultipart = "create-multipart"
     case updateJSON = "update-json", updateMultipart = "update-multipart", deleteJSON = "delete-json"
     case acceptLanguage = "accept-language", acceptEncoding = "accept-encoding", imageAccept = "image-accept", imageToken = "image-token"
+    case jwt
     case v1Page = "v1-page", v2Page = "v2-page", v2bPage = "v2b-page"
     case v1Detail = "v1-detail", v2Detail = "v2-detail", v2bDetail = "v2b-detail"
     case originAnswers = "origin-answers"
@@ -77,6 +78,17 @@ public func fuzzModels(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                      && complete == expected.complete, "the list read differently from the reference")
         let allowed = input.withUnsafeBytes { AcceptEncoding.allowsGzip(bytes: $0) }
         precondition(allowed == referenceAllowsGzip(expected), "Accept-Encoding decided differently from the reference")
+    case .jwt:
+        // A token read is at most 8 KiB, has exactly two dots, and its signing input is what
+        // precedes the second; its required claims are there and its dates in range.
+        if let token = try? CompactToken.read(input) {
+            precondition(input.count <= CompactToken.maxLength && input.filter { $0 == UInt8(ascii: ".") }.count == 2)
+            let secondDot = input.lastIndex(of: UInt8(ascii: "."))!
+            precondition(token.signingInput == Array(input[..<secondDot]), "the signing input is not the first two segments")
+            precondition(!token.claims.subject.isEmpty && (0...TokenClaims.latestDate).contains(token.claims.expiresAt))
+            precondition(Base64URL.encode(token.signature) == String(decoding: input[(secondDot + 1)...], as: UTF8.self),
+                         "the signature's base64url is not canonical")
+        }
     case .imageAccept:
         let offered: [Set<ImageAccept.Choice>] = [[.avif, .webp], [.webp], [.avif], []]
         for formats in offered {
