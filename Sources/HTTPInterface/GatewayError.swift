@@ -118,6 +118,38 @@ public struct GatewayError: Error, Sendable, Equatable {
             headers: ["Retry-After": String(retryAfterSeconds)])
     }
 
+    /// 401 for a bearer token that failed a check (RFC 6750 §3.1 `invalid_token`): `detail`
+    /// says which, never the token.
+    public static func invalidToken(_ detail: String) -> GatewayError {
+        GatewayError(
+            status: 401, type: typePrefix + "invalid-token", title: "Invalid bearer token", detail: detail,
+            headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+    }
+
+    /// 401 for a request that needs a bearer token and has none (RFC 6750 §3: a bare challenge).
+    public static func tokenRequired() -> GatewayError {
+        GatewayError(
+            status: 401, type: typePrefix + "token-required", title: "Sign-in required",
+            detail: "This request needs a bearer token (Authorization: Bearer …) from the identity provider.",
+            headers: ["WWW-Authenticate": "Bearer"])
+    }
+
+    /// 403 for a verified token without `scope` (RFC 6750 §3.1 `insufficient_scope`).
+    public static func insufficientScope(_ scope: String) -> GatewayError {
+        GatewayError(
+            status: 403, type: typePrefix + "insufficient-scope", title: "Insufficient scope",
+            detail: "This request needs a token with the scope \(scope).",
+            headers: ["WWW-Authenticate": #"Bearer error="insufficient_scope", scope="\#(scope)""#])
+    }
+
+    /// 503 while the identity provider's keys have never loaded: a token cannot be judged yet.
+    public static func authKeysUnavailable(retryAfterSeconds: Int) -> GatewayError {
+        GatewayError(
+            status: 503, type: typePrefix + "auth-keys-unavailable", title: "Sign-in unavailable",
+            detail: "The identity provider's keys have not been loaded yet; retry after \(retryAfterSeconds) s.",
+            headers: ["Retry-After": String(retryAfterSeconds)])
+    }
+
     public static func internalError() -> GatewayError {
         GatewayError(status: 500, detail: "The gateway failed to handle this request.")
     }

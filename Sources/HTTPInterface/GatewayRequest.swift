@@ -19,6 +19,9 @@ public struct GatewayRequest: Sendable {
     public var unknownMethod: String?
     /// The client's trace context (`traceparent`, `tracestate`) when valid, else a new trace.
     public var trace: TraceContext
+    /// Who sent it, when a bearer token was verified (set by the application before its
+    /// handler runs; never from a header the client names otherwise).
+    public var identity: RequestIdentity?
 
     public init(
         method: HTTPMethod, path: String, query: String? = nil, headers: HTTPHeaders = [:],

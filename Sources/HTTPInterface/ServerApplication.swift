@@ -56,6 +56,14 @@ public struct RequestRouting: Sendable {
     /// What the stored answer found before it declined (`StoredAnswer.declined`), set by the
     /// transport for `handle`.
     public var storedProbe: (any Sendable)?
+    /// What authentication decided (the transport logs a verified subject as `user`).
+    public var authentication: RequestAuthentication = .anonymous
+
+    /// The verified subject, if any.
+    public var subject: String? {
+        if case .verified(let identity) = authentication { return identity.subject }
+        return nil
+    }
 
     public init(label: String, rateLimit: RateLimitFields? = nil, route: Int, outcome: Int, parameter: Range<Int> = 0..<0) {
         self.label = label

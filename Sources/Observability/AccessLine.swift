@@ -4,7 +4,8 @@ import Logging
 
 /// What the access log says of one answer: the same keys in the text and JSON formats
 /// (`bytes`, `cache`, `client`, `duration_ms`, `method`, `protocol`, `request_id`, `route`,
-/// `status`, `trace_id`) and the message `GET /path 200`.
+/// `status`, `trace_id`, and `user` for a verified bearer token's subject) and the message
+/// `GET /path 200`.
 package struct AccessLine {
     package var method: HTTPMethod
     /// `HTTP/1.0`, `HTTP/1.1` or `HTTP/2`.
@@ -21,11 +22,14 @@ package struct AccessLine {
     package var client: String
     package var requestID: String
     package var traceID: String
+    /// The verified token's subject (`sub`: 1 to 255 visible ASCII characters), or nil.
+    package var user: String?
 
     package init(
         method: HTTPMethod, wireProtocol: WireProtocol, path: String, route: String, status: Int, bytes: Int, cache: String?, client: String,
-        requestID: String, traceID: String
+        requestID: String, traceID: String, user: String? = nil
     ) {
+        self.user = user
         self.method = method
         self.wireProtocol = wireProtocol
         self.path = path
@@ -59,6 +63,7 @@ package struct AccessLine {
             "route": .string(route), "status": .stringConvertible(status), "bytes": .stringConvertible(bytes), "client": .string(client),
         ]
         if let cache { metadata["cache"] = .string(cache) }
+        if let user { metadata["user"] = .string(user) }
         // The source the direct path writes too: the server's module, as before this type
         // moved to its own target.
         logger.info("\(message)", metadata: metadata, source: "Gateway")

@@ -16,7 +16,7 @@ extension BatchedLogHandler {
     }
 
     /// `<time> info <label>: bytes=… cache=… client=… duration_ms=… method=… protocol=…
-    /// request_id=… route=… status=… trace_id=… [Gateway] GET /path 200`, keys sorted as the
+    /// request_id=… route=… status=… trace_id=… [user=…] [Gateway] GET /path 200`, keys sorted as the
     /// generic path sorts them.
     private func appendText(_ line: AccessLine, elapsed: Duration, to bytes: inout [UInt8]) {
         Self.appendTimestamp(to: &bytes)
@@ -44,6 +44,10 @@ extension BatchedLogHandler {
         ResponseHeadWriter.appendDecimal(line.status, to: &bytes)
         bytes.append(contentsOf: " trace_id=".utf8)
         bytes.append(contentsOf: line.traceID.utf8)
+        if let user = line.user {
+            bytes.append(contentsOf: " user=".utf8)
+            bytes.append(contentsOf: user.utf8)
+        }
         bytes.append(contentsOf: " [Gateway] ".utf8)
         appendMessage(line, to: &bytes)
         bytes.append(UInt8(ascii: "\n"))
@@ -81,6 +85,10 @@ extension BatchedLogHandler {
         ResponseHeadWriter.appendDecimal(line.status, to: &bytes)
         bytes.append(contentsOf: #","trace_id":"#.utf8)
         bytes.append(contentsOf: Self.quoted(line.traceID).utf8)
+        if let user = line.user {
+            bytes.append(contentsOf: #","user":"#.utf8)
+            bytes.append(contentsOf: Self.quoted(user).utf8)
+        }
         bytes.append(contentsOf: "}\n".utf8)
     }
 

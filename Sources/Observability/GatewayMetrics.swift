@@ -137,6 +137,17 @@ public final class GatewayMetrics: Sendable {
         counter("gateway_reloads_total", [("files", files), ("outcome", outcome)]).increment()
     }
 
+    /// Counts one failed load of the identity provider's key set (the last good one stays).
+    package func authKeySetFailure() {
+        counter("gateway_auth_key_set_failures_total", []).increment()
+    }
+
+    /// Counts one bearer token judged from its bytes (not from memory): `outcome` is
+    /// `verified` or a rejection's reason (`expired`, `bad_signature`, …).
+    package func authToken(outcome: String) {
+        counter("gateway_auth_tokens_total", [("outcome", outcome)]).increment()
+    }
+
     /// The Prometheus text exposition (format 0.0.4) of every metric.
     public func render() -> [UInt8] {
         var buffer: [UInt8] = []

@@ -37,6 +37,7 @@ extension ClientConnection {
             acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: started)
         exchange.rateLimit = routing.rateLimit
         exchange.route = routing.label
+        exchange.user = routing.subject
         core.inFlight.add(1, ordering: .relaxed)
         core.application.handle(request, routing: routing, services: server.services, responder: Responder(sink: exchange, requestID: request.requestID))
     }
@@ -99,7 +100,7 @@ extension ClientConnection {
             server: server, route: routing.label, method: isHead ? .head : .get,
             wireProtocol: WireProtocol(http1MinorVersion: message.head.minorVersion), status: answer.status, started: started,
             bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache, path: pathForLog,
-            requestID: String(decoding: answer.head[idRange], as: UTF8.self), traceID: traceForLog, client: peer)
+            requestID: String(decoding: answer.head[idRange], as: UTF8.self), traceID: traceForLog, client: peer, user: routing.subject)
         server.head = answer.head
         perform(machine.answerWritten(outcome))
         return true

@@ -83,6 +83,7 @@ extension HTTP2Connection {
             traceID: request.trace.traceID, acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: .now)
         exchange.rateLimit = routing.rateLimit
         exchange.route = routing.label
+        exchange.user = routing.subject
         core.inFlight.add(1, ordering: .relaxed)
         core.application.handle(request, routing: routing, services: server.services, responder: Responder(sink: exchange, requestID: request.requestID))
     }
@@ -122,7 +123,7 @@ extension HTTP2Connection {
             bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache,
             path: String(decoding: request.path, as: UTF8.self), requestID: String(decoding: head[idRange], as: UTF8.self),
             traceID: TraceContext.from(traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID,
-            client: peer)
+            client: peer, user: routing.subject)
         server.head = answer.head
         return true
     }

@@ -72,7 +72,7 @@ public final class OriginClient: OriginSending, @unchecked Sendable {
     }
 
     /// Closes every connection and the resolver. On the loop thread, with nothing in flight.
-    func close() {
+    package func close() {
         for pool in pools.values { pool.close() }
         pools = [:]
         if let dns { evdns_base_free(dns, 0) }

@@ -32,6 +32,9 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     /// The budget this request spent, whose `RateLimit` fields the answer carries; set on
     /// the loop before the handler runs.
     var rateLimit: RateLimitFields?
+    /// The verified bearer token's subject, for the access line's `user`; set on the loop
+    /// before the handler runs.
+    var user: String?
 
     init(
         connection: any ExchangeConnection, stream: Int32 = 0, wireProtocol: WireProtocol, method: HTTPMethod, path: String, requestID: String,
@@ -95,7 +98,8 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
             server.core.logger,
             AccessLine(
                 method: method, wireProtocol: wireProtocol, path: path, route: route, status: response.status, bytes: sentBody ? response.body.count : 0,
-                cache: server.core.application.cacheOutcome(of: response), client: client, requestID: requestID, traceID: traceID),
+                cache: server.core.application.cacheOutcome(of: response), client: client, requestID: requestID, traceID: traceID,
+                user: user),
             elapsed: elapsed)
         // Logged first: once the bytes are out, a client may act on the answer at once.
         connection.respond(response, exchange: self)
@@ -108,7 +112,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         server: ServerLoop, route: String, method: HTTPMethod, wireProtocol: WireProtocol, status: Int, started: ContinuousClock.Instant,
         bodyLength: Int, gzipOf: Int?,
         fromCache: Bool, path: @autoclosure () -> String, requestID: @autoclosure () -> String, traceID: @autoclosure () -> String,
-        client: String
+        client: String, user: String?
     ) {
         let elapsed = ContinuousClock.now - started
         server.requestMetrics.record(
@@ -120,7 +124,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
             logger,
             AccessLine(
                 method: method, wireProtocol: wireProtocol, path: path(), route: route, status: status, bytes: bodyLength, cache: fromCache ? "hit" : nil, client: client,
-                requestID: requestID(), traceID: traceID()),
+                requestID: requestID(), traceID: traceID(), user: user),
             elapsed: elapsed)
     }
 

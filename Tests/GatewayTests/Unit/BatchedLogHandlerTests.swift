@@ -76,10 +76,10 @@ import Testing
         var handler = BatchedLogHandler(label: "gateway", writer: writer, format: format)
         handler.logLevel = .info
         let logger = Logger(label: "gateway") { _ in handler }
-        for cache in ["hit", nil] {
+        for (cache, user) in [("hit", nil), (nil, "auth0|seller-7")] as [(String?, String?)] {
             let line = AccessLine(
                 method: .get, wireProtocol: .http2, path: "/v1/products/\"3", route: "/v1/products/{id}", status: 200, bytes: 620, cache: cache,
-                client: "127.0.0.1:5000", requestID: "r-1", traceID: "4bf92f3577b34da6a3ce929d0e0e4736")
+                client: "127.0.0.1:5000", requestID: "r-1", traceID: "4bf92f3577b34da6a3ce929d0e0e4736", user: user)
             line.logEvent(to: logger, elapsed: .microseconds(12_345))
             handler.write(line, elapsed: .microseconds(12_345))
         }
@@ -94,8 +94,10 @@ import Testing
         if format == .json {
             for text in lines { #expect(try JSONSerialization.jsonObject(with: Data(text.utf8)) is [String: Any]) }
             #expect(untimed[0] == #"{,"level":"info","logger":"gateway","message":"GET /v1/products/\"3 200","bytes":620,"cache":"hit","client":"127.0.0.1:5000","duration_ms":12.345,"method":"GET","protocol":"HTTP/2","request_id":"r-1","route":"/v1/products/{id}","status":200,"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736"}"#)
+            #expect(untimed[2].hasSuffix(#""trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","user":"auth0|seller-7"}"#))
         } else {
             #expect(untimed[0] == #" info gateway: bytes=620 cache=hit client=127.0.0.1:5000 duration_ms=12.345 method=GET protocol=HTTP/2 request_id=r-1 route=/v1/products/{id} status=200 trace_id=4bf92f3577b34da6a3ce929d0e0e4736 [Gateway] GET /v1/products/"3 200"#)
+            #expect(untimed[2].hasSuffix(#"trace_id=4bf92f3577b34da6a3ce929d0e0e4736 user=auth0|seller-7 [Gateway] GET /v1/products/"3 200"#))
         }
     }
 }
