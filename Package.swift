@@ -114,6 +114,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
+                "Authentication",
                 "Routing",
                 "BodyCompression",
                 "HTTPInterface",
@@ -174,6 +175,7 @@ let package = Package(
         .executableTarget(
             name: "GatewayCLI",
             dependencies: [
+                "Authentication",
                 "GatewayRuntime",
                 "Gateway",
                 "Transport",

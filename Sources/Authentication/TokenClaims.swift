@@ -8,6 +8,7 @@ import GatewayModels
 /// type-checked, the rest kept for the claims the operator names (the vendor claim).
 public struct TokenClaims: Sendable, Hashable {
     public let issuer: String
+    /// `sub`: 1 to 255 visible ASCII characters (providers' subjects are ids: `auth0|…`, UUIDs).
     public let subject: String
     /// `aud`: one string or an array of strings.
     public let audiences: [String]
@@ -32,7 +33,10 @@ public struct TokenClaims: Sendable, Hashable {
         all = members
         issuer = try Self.string(members, "iss", required: true)!
         subject = try Self.string(members, "sub", required: true)!
-        guard !subject.isEmpty else { throw .claim("the subject (sub) is empty") }
+        // It names the user in access lines and rate-limit keys: printable, bounded.
+        guard (1...255).contains(subject.utf8.count), subject.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw .claim("the subject (sub) is not 1 to 255 visible ASCII characters")
+        }
         switch members["aud"] {
         case nil: audiences = []
         case .string(let audience): audiences = [audience]

@@ -26,13 +26,14 @@ struct GatewayCommand: ParsableCommand {
     @OptionGroup(title: ImageOptions.title) var images: ImageOptions
     @OptionGroup(title: ReplicaOptions.title) var replicas: ReplicaOptions
     @OptionGroup(title: RateLimitOptions.title) var rateLimits: RateLimitOptions
+    @OptionGroup(title: AuthOptions.title) var auth: AuthOptions
     @OptionGroup(title: AdminOptions.title) var admin: AdminOptions
     @OptionGroup(title: LogOptions.title) var logs: LogOptions
 
     /// The option groups, in the order `--help` shows them.
     static let groups: [any ConfigurationOptions.Type] = [
         ServerOptions.self, TLSOptions.self, OriginOptions.self, CacheOptions.self, ImageOptions.self, ReplicaOptions.self,
-        RateLimitOptions.self, AdminOptions.self, LogOptions.self,
+        RateLimitOptions.self, AuthOptions.self, AdminOptions.self, LogOptions.self,
     ]
 
     /// Each group's title in `--help` (and in docs/configuration.md), by its type.
@@ -70,7 +71,7 @@ struct GatewayCommand: ParsableCommand {
     /// The settings that need no file access.
     var gatewayConfiguration: GatewayConfiguration {
         var configuration = GatewayConfiguration()
-        let groups: [any ConfigurationOptions] = [server, tls, origin, cache, images, replicas, rateLimits, admin, logs]
+        let groups: [any ConfigurationOptions] = [server, tls, origin, cache, images, replicas, rateLimits, auth, admin, logs]
         for group in groups { group.apply(to: &configuration) }
         return configuration
     }
@@ -95,9 +96,10 @@ struct GatewayCommand: ParsableCommand {
                     configuration.origin.vendorIdentifier = demo.vendors.first?.identifier
                 }
             }
-            let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
+            let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics, logger: logger)
             let server = GatewayServer(
-                configuration: configuration, router: routes.router, logger: logger, metrics: metrics, replicaListener: routes.replicaListener)
+                configuration: configuration, router: routes.router, logger: logger, metrics: metrics, replicaListener: routes.replicaListener,
+                authenticator: routes.authenticator)
             try server.start()
             let admin = try GatewayApplication.adminServer(configuration: configuration, routes: routes, metrics: metrics, logger: logger)
             try admin?.start()

@@ -26,15 +26,22 @@ public final class GatewayServer: Sendable {
     /// The per-client budgets; nil when no limit is set.
     package let rateLimiter: RateLimiter?
     private let running = Locked<HTTPServer?>(nil)
+    /// Judges bearer tokens; nil without `--auth-issuer`.
+    private let authenticator: BearerAuthenticator?
+    /// The identity provider's TLS context (`--auth-ca-file`), made at `start`.
+    private let identityProviderTLS = Locked<TLSContext?>(nil)
 
     /// - Parameter metrics: where request metrics go; the router's `/metrics` route should
     ///   render the same instance.
     /// - Parameter replicaListener: with `--redis-url`, what hears other replicas' writes
     ///   (`GatewayApplication.OriginRoutes.replicaListener`); the first loop subscribes for it.
+    /// - Parameter authenticator: with `--auth-issuer`, what judges bearer tokens
+    ///   (`GatewayApplication.OriginRoutes.authenticator`); its keys load from the first loop.
     public init(
         configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics = GatewayMetrics(),
-        replicaListener: (any ReplicaListener)? = nil
+        replicaListener: (any ReplicaListener)? = nil, authenticator: BearerAuthenticator? = nil
     ) {
+        self.authenticator = authenticator
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
@@ -43,7 +50,8 @@ public final class GatewayServer: Sendable {
             ? RateLimiter(configuration: configuration.rateLimits, shared: configuration.redis != nil && replicaListener != nil) : nil
         rateLimiter = limiter
         application = RouterApplication(
-            router: router, admission: limiter, logger: logger, metrics: metrics, cacheOutcome: GatewayApplication.cacheOutcome(of:))
+            router: router, admission: limiter, authenticator: authenticator, logger: logger, metrics: metrics,
+            cacheOutcome: GatewayApplication.cacheOutcome(of:))
     }
 
     private var server: HTTPServer? { running.withLock { $0 } }
@@ -81,6 +89,10 @@ public final class GatewayServer: Sendable {
     ///   address does not resolve, the port is taken, or libevent cannot be set up; nothing
     ///   is left running then.
     public func start() throws(TransportError) {
+        if authenticator != nil {
+            let tls = try TLSContext.client(caFile: configuration.auth?.caFile)
+            identityProviderTLS.withLock { $0 = tls }
+        }
         let server = HTTPServer(configuration: try transportConfiguration(), application: application, logger: logger, metrics: metrics)
         try server.start { index, loop in attachments(index: index, loop: loop) }
         running.withLock { $0 = server }
@@ -161,9 +173,20 @@ public final class GatewayServer: Sendable {
         return transport
     }
 
+    /// What loop `index` starts and closes with: its Redis attachments; on the first loop also
+    /// the identity provider's client, which loads the keys.
+    private func attachments(index: Int, loop: EventLoop) -> LoopAttachments {
+        var attached = redisAttachments(index: index, loop: loop)
+        if index == 0, let authenticator, let tls = identityProviderTLS.withLock({ $0 }) {
+            attached.attachments.append(
+                IdentityProviderClient(loop: loop, configuration: configuration.origin.client, tls: tls, keys: authenticator.keys))
+        }
+        return attached
+    }
+
     /// Loop `index`'s Redis connection; on the first loop also the subscription to other
     /// replicas' writes and the shared rate-limit sync.
-    private func attachments(index: Int, loop: EventLoop) -> LoopAttachments {
+    private func redisAttachments(index: Int, loop: EventLoop) -> LoopAttachments {
         guard let redisConfiguration = configuration.redis else { return LoopAttachments() }
         let redis = RedisConnection(loop: loop, configuration: redisConfiguration, health: redisHealth, logger: logger, metrics: metrics)
         var attached = LoopAttachments(redis: redis, attachments: [redis])

@@ -112,6 +112,9 @@ import Testing
         #expect(throws: TokenRejection.claim("exp is not a date in seconds")) {
             try verify(TestKeys.token(alg: "EdDSA", kid: "ed-1", claims: TestKeys.claims().replacingOccurrences(of: #""exp":\#(TestKeys.now + 300)"#, with: #""exp":\#(TestKeys.now * 1000)"#)))
         }
+        #expect(throws: TokenRejection.claim("the subject (sub) is not 1 to 255 visible ASCII characters")) {
+            try verify(TestKeys.token(alg: "EdDSA", kid: "ed-1", claims: TestKeys.claims().replacingOccurrences(of: "seller-7", with: "seller 7\\n")))
+        }
         #expect(throws: TokenRejection.claim("it has no sub")) {
             try verify(TestKeys.token(alg: "EdDSA", kid: "ed-1", claims: TestKeys.claims().replacingOccurrences(of: #""sub":"seller-7","#, with: "")))
         }

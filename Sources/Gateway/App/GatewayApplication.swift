@@ -54,6 +54,9 @@ public enum GatewayApplication {
         public let purger: CachePurger
         /// What the server subscribes for other replicas' writes; nil without `--redis-url`.
         public let replicaListener: (any ReplicaListener)?
+        /// Judges bearer tokens; nil without `--auth-issuer`. Its keys start loading with the
+        /// server (`GatewayServer`).
+        public let authenticator: BearerAuthenticator?
     }
 
     /// Everything a gateway in front of `configuration.origin.url` serves. The parts are returned
@@ -62,7 +65,9 @@ public enum GatewayApplication {
     /// - Throws: `OriginEndpointError` for an unusable origin URL, `ImageSigningKeyError`
     ///   when the signing key cannot be read or created, or a file-system error when the
     ///   image cache directory cannot be created.
-    public static func originRoutes(configuration: GatewayConfiguration, metrics: GatewayMetrics) throws -> OriginRoutes {
+    public static func originRoutes(
+        configuration: GatewayConfiguration, metrics: GatewayMetrics, logger: Logger = Logger(label: "open-market-gateway")
+    ) throws -> OriginRoutes {
         let endpoint = try OriginEndpoint(url: configuration.origin.url ?? "")
         if configuration.redis != nil, configuration.images.signingKey == nil {
             throw ImageSigningKeyError(reason: "--redis-url needs --image-signing-key: every replica must sign image URLs with the same key")
@@ -83,8 +88,10 @@ public enum GatewayApplication {
         }
         let images = try ImageReads(
             origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics, lane: lane, shared: shared)
+        var readPath = configuration.readPath
+        readPath.privateAnswers = configuration.auth?.required == .all
         let reads = ProductReads(
-            endpoint: endpoint, generation: configuration.origin.generation, configuration: configuration.readPath, compression: configuration.compression, metrics: metrics,
+            endpoint: endpoint, generation: configuration.origin.generation, configuration: readPath, compression: configuration.compression, metrics: metrics,
             imageURL: images.imageURL, shared: shared, images: images)
         // A retry waits for the running create with its key as long as that can take.
         let waitBound = configuration.origin.client.requestTimeout + .seconds(1)
@@ -102,13 +109,20 @@ public enum GatewayApplication {
                 maxBytes: configuration.images.originImageMaxBytes, maxSourceBytes: configuration.images.maxImageBytes,
                 maxPixels: configuration.images.maxPixels, timeLimit: configuration.images.renderTimeout),
             workers: images.workers)
-        let readiness = Readiness(endpoint: endpoint, generation: configuration.origin.generation)
+        let authenticator = configuration.auth.map { auth in
+            let keys = AuthKeys(
+                source: auth.keySource, refetchSpacing: auth.refetchSpacing, retryAfterFailure: auth.retryAfterFailure, metrics: metrics,
+                logger: logger)
+            return BearerAuthenticator(configuration: auth, keys: keys, metrics: metrics)
+        }
+        let readiness = Readiness(endpoint: endpoint, generation: configuration.origin.generation, authKeys: authenticator?.keys)
         let purger = CachePurger(reads: reads, images: images)
         return OriginRoutes(
             router: router(
                 metrics: metrics, reads: reads, writes: writes, images: images, readiness: readiness,
                 servesMetrics: !configuration.admin.servesMetrics),
-            reads: reads, writes: writes, images: images, purger: purger, replicaListener: shared == nil ? nil : purger)
+            reads: reads, writes: writes, images: images, purger: purger, replicaListener: shared == nil ? nil : purger,
+            authenticator: authenticator)
     }
 }
 

@@ -187,7 +187,7 @@ public final class ProductReads: Sendable {
         let secondsLeft = Self.secondsLeft(page, now)
         page.heads.append(gzip: gzip, notModified: notModified, to: &answer)
         answer.beginField(Self.cacheControlName)
-        answer.appendValue(Self.cacheControlPrefix)
+        answer.appendValue(configuration.privateAnswers ? Self.privateCacheControlPrefix : Self.cacheControlPrefix)
         answer.appendValueDecimal(secondsLeft)
         answer.endField()
         answer.beginField(Self.cacheStatusName)
@@ -204,6 +204,7 @@ public final class ProductReads: Sendable {
 
     private static let cacheControlName = StoredFieldName("Cache-Control")
     private static let cacheControlPrefix: [UInt8] = Array("public, max-age=".utf8)
+    private static let privateCacheControlPrefix: [UInt8] = Array("private, max-age=".utf8)
     private static let cacheStatusName = StoredFieldName("Cache-Status")
     private static let cacheStatusHitPrefix: [UInt8] = Array("\(CacheStatus.name); hit; ttl=".utf8)
 
@@ -268,16 +269,20 @@ public final class ProductReads: Sendable {
         }
     }
 
+    /// `Cache-Control`'s first directive for product answers.
+    private var visibility: String { configuration.privateAnswers ? "private" : "public" }
+
     func answer(_ page: CachedPage, _ request: GatewayRequest, _ locale: ClientLocale, status: String, now: ContinuousClock.Instant)
         -> GatewayResponse
     {
         if page.status == 404 {
             var response = GatewayError.notFound("No product at this address.").response(requestID: request.requestID)
             response.headers.set("Cache-Status", status)
-            response.headers.set("Cache-Control", "public, max-age=\(Self.secondsLeft(page, now))")
+            response.headers.set("Cache-Control", "\(visibility), max-age=\(Self.secondsLeft(page, now))")
             return response
         }
-        return PageResponse.render(page, for: request, locale: locale.identifier, cacheStatus: status, maxAge: Self.secondsLeft(page, now))
+        return PageResponse.render(
+            page, for: request, locale: locale.identifier, cacheStatus: status, maxAge: Self.secondsLeft(page, now), visibility: visibility)
     }
 
     /// Stores `page` unless an invalidation happened since its fetch began (`generation`):

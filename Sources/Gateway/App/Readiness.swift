@@ -36,10 +36,13 @@ public final class Readiness: Sendable {
     private let state = Locked(State())
     private let endpoint: OriginEndpoint
     private let generation: OriginGeneration
+    /// With `--auth-issuer`: the key set's state for the body's `authKeys`.
+    private let authKeys: AuthKeys?
 
-    public init(endpoint: OriginEndpoint, generation: OriginGeneration) {
+    public init(endpoint: OriginEndpoint, generation: OriginGeneration, authKeys: AuthKeys? = nil) {
         self.endpoint = endpoint
         self.generation = generation
+        self.authKeys = authKeys
     }
 
     public func register(in router: inout Router) {
@@ -49,6 +52,7 @@ public final class Readiness: Sendable {
             if context.draining {
                 var status = status(draining: true)
                 status.redis = redis
+                status.authKeys = authKeys?.status.rawValue
                 return responder.send(Self.response(status, requestID: request.requestID))
             }
             let now = ContinuousClock.now
@@ -58,6 +62,7 @@ public final class Readiness: Sendable {
                 var status = probed
                 status.draining = context.draining
                 status.redis = redis
+                status.authKeys = self.authKeys?.status.rawValue
                 responder.send(Self.response(status, requestID: request.requestID))
             }
             var waiterID = 0
@@ -69,7 +74,8 @@ public final class Readiness: Sendable {
                     defer { state.probing = true }
                     return (.wait, !state.probing)
                 }
-                let snapshot = ReadinessStatus(draining: false, origin: state.origin, checkedAt: state.checkedAt, redis: redis)
+                let snapshot = ReadinessStatus(
+                    draining: false, origin: state.origin, checkedAt: state.checkedAt, redis: redis, authKeys: authKeys?.status.rawValue)
                 guard now - checked >= Self.reuse, !state.probing else { return (.answer(snapshot), false) }
                 state.probing = true
                 return (.answerAndProbe(snapshot), true)

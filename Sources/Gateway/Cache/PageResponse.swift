@@ -10,13 +10,14 @@ enum PageResponse {
     /// - Parameters:
     ///   - cacheStatus: the `Cache-Status` value.
     ///   - maxAge: seconds the app may keep it without asking again.
+    ///   - visibility: `public`, or `private` with `--auth-required all`.
     static func render(
-        _ page: CachedPage, for request: GatewayRequest, locale: String, cacheStatus: String, maxAge: Int
+        _ page: CachedPage, for request: GatewayRequest, locale: String, cacheStatus: String, maxAge: Int, visibility: String = "public"
     ) -> GatewayResponse {
         let gzip = page.gzip.flatMap { AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]) ? $0 : nil }
         var headers: HTTPHeaders = [
             "ETag": gzip == nil ? page.etag : page.gzipETag,
-            "Cache-Control": "public, max-age=\(max(0, maxAge))",
+            "Cache-Control": "\(visibility), max-age=\(max(0, maxAge))",
             "Vary": vary,
             "Content-Language": locale,
             "Cache-Status": cacheStatus,

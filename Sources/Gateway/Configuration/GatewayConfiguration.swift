@@ -68,6 +68,9 @@ public struct GatewayConfiguration: Sendable {
     public var admin = AdminConfiguration()
     /// Per-client budgets; off by default.
     public var rateLimits = RateLimitConfiguration()
+    /// Sign-in at the edge: bearer tokens verified against an identity provider's keys; nil
+    /// (the default) leaves authentication off and `Authorization` headers ignored.
+    public var auth: AuthConfiguration?
     /// Bodies at least this large are compressed off the loop thread.
     public var offloadCompressionBytes: Int = 64 * 1024
 

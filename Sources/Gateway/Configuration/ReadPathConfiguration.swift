@@ -16,6 +16,9 @@ public struct ReadPathConfiguration: Sendable {
     /// `--prefetch-details`: how many of a list page's first products have their details
     /// fetched in the background when the page comes from the origin (0: none).
     public var prefetchDetails = 0
+    /// Whether product answers are `Cache-Control: private` (set with `--auth-required all`:
+    /// a shared cache must not hand one user's answer to another), else `public`.
+    public var privateAnswers = false
     public var cache = PageCache.Configuration()
     /// Supported locales and the default for everything else.
     public var locales = LocaleResolver()

@@ -2,7 +2,8 @@
 ///
 /// Ready (200, `application/json`): `{"status":"ready","origin":"up","checkedAt":"…"}`;
 /// `origin` is `up`, `down`, or `unknown` (with `checkedAt` null) before the first probe ends;
-/// with `--redis-url`, `"redis":"up"|"down"` follows (the status stays 200: reads fail open).
+/// with `--redis-url`, `"redis":"up"|"down"` follows (the status stays 200: reads fail open);
+/// with `--auth-issuer`, `"authKeys":"fresh"|"stale"|"missing"`.
 /// Draining (503, `application/problem+json`): RFC 9457 reserves `status` for the HTTP status,
 /// so the same facts are extension members: `{"type","title","status":503,"detail",
 /// "requestId","readiness":"draining","origin","checkedAt"}`.
@@ -23,12 +24,17 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
     /// With `--redis-url`: whether this process reaches the replicas' Redis now (`up`), or
     /// not (`down`: no connection, or its breaker open). nil, and left out, without Redis.
     public var redis: Origin?
+    /// With `--auth-issuer`: the identity provider's key set, `fresh` (the last fetch
+    /// worked), `stale` (it failed; the last good set verifies) or `missing` (never loaded:
+    /// requests that need a token get 503). nil, and left out, without authentication.
+    public var authKeys: String?
 
-    public init(draining: Bool, origin: Origin?, checkedAt: String?, redis: Origin? = nil) {
+    public init(draining: Bool, origin: Origin?, checkedAt: String?, redis: Origin? = nil, authKeys: String? = nil) {
         self.draining = draining
         self.origin = origin
         self.checkedAt = checkedAt
         self.redis = redis
+        self.authKeys = authKeys
     }
 
     /// `ready` or `draining`.
@@ -62,6 +68,9 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
         writer.key("checkedAt"); writer.string(checkedAt)
         if let redis {
             writer.key("redis"); writer.string(redis.rawValue)
+        }
+        if let authKeys {
+            writer.key("authKeys"); writer.string(authKeys)
         }
     }
 }

@@ -48,7 +48,8 @@ struct ReadPathHarness {
         configure(&configuration)
         let metrics = GatewayMetrics()
         let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
-        let server = GatewayServer(configuration: configuration, router: routes.router, logger: logger, metrics: metrics)
+        let server = GatewayServer(
+            configuration: configuration, router: routes.router, logger: logger, metrics: metrics, authenticator: routes.authenticator)
         try server.start()
         defer {
             server.shutdown()

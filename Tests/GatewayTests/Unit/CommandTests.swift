@@ -147,6 +147,48 @@ import Testing
         #expect(defaults.origin.vendorIdentifier == nil)
     }
 
+    @Test func authOptionsBecomeTheConfiguration() throws {
+        let command = try GatewayCommand.parse([
+            "--auth-issuer", "https://id.example.com/", "--auth-audience", "api,account", "--auth-audience", "third",
+            "--auth-algorithms", "ES256, EdDSA", "--auth-clock-skew", "30", "--auth-required", "all", "--auth-write-scope", "products:write",
+        ])
+        let auth = try #require(command.gatewayConfiguration.auth)
+        #expect(auth.issuer == "https://id.example.com/")
+        #expect(auth.audiences == ["api", "account", "third"])
+        #expect(auth.algorithms == [.es256, .edDSA])
+        #expect(auth.clockSkew == .seconds(30))
+        #expect(auth.required == .all)
+        #expect(auth.writeScope == "products:write")
+        #expect(auth.keySource == .discovery(issuer: "https://id.example.com/"))
+        #expect(try GatewayCommand.parse([]).gatewayConfiguration.auth == nil)
+    }
+
+    /// Each refused at start, with the reason.
+    @Test func refusesUnsafeAuthSettings() {
+        let issuer = ["--auth-issuer", "https://id.example.com/"]
+        let cases: [([String], String)] = [
+            (issuer + ["--auth-audience", "api", "--auth-algorithms", "RS256,none"], "--auth-algorithms: \"none\" is not a signature: tokens must be signed."),
+            (issuer + ["--auth-audience", "api", "--auth-algorithms", "HS256"], "--auth-algorithms: HS256 is an HMAC algorithm, whose key would have to be the key set's public bytes: only RS, PS, ES and EdDSA algorithms."),
+            (issuer, "--auth-audience is required with --auth-issuer: the API's audience, so that ID tokens and tokens for other APIs are refused."),
+            (["--auth-audience", "api"], "The --auth-* options need --auth-issuer."),
+            (["--auth-issuer", "http://id.example.com/", "--auth-audience", "api"], "--auth-issuer http://id.example.com/ must be https (http only on 127.0.0.1, ::1 or localhost)."),
+            (issuer + ["--auth-audience", "api", "--auth-required", "reads"], "--auth-required must be writes or all."),
+            (issuer + ["--auth-audience", "api", "--auth-jwks-file", "/nonexistent/jwks.json"], "--auth-jwks-file /nonexistent/jwks.json cannot be read."),
+        ]
+        for (arguments, message) in cases {
+            #expect(GatewayCommand.message(for: Self.parseError(arguments)) == message, "\(arguments)")
+        }
+    }
+
+    private static func parseError(_ arguments: [String]) -> any Error {
+        do {
+            _ = try GatewayCommand.parse(arguments)
+            return CancellationError()
+        } catch {
+            return error
+        }
+    }
+
     @Test func refusesBadValues() {
         for arguments in [["--image-signing-key", "short"], ["--image-host", "a/b"], ["--image-host", "host:99999"], ["--public-url", "ftp://x"], ["--max-image-bytes", "0"], ["--tls-cert", "c.pem"], ["--tls-key", "k.pem"], ["--port", "70000"], ["--threads", "0"], ["--origin", "ftp://x"], ["--origin", "not a url"], ["--log-level", "loud"], ["--max-body-bytes", "0"], ["--origin-generation", "v3"], ["--origin-vendor-identifier", "a b"]] {
             #expect(throws: (any Error).self, "\(arguments)") { try GatewayCommand.parse(arguments) }

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Authentication
+import Foundation
+import Gateway
+
+/// Sign-in at the edge: bearer tokens verified against an identity provider's keys. On when
+/// `--auth-issuer` is set; every other `--auth-*` option needs it.
+struct AuthOptions: ConfigurationOptions {
+    static let title = "Sign-in (bearer tokens)"
+
+    @Option(help: "The identity provider's issuer: a token's iss must equal it exactly; its OpenID Connect discovery document (/.well-known/openid-configuration) names the key set unless --auth-jwks-url or --auth-jwks-file does. https (http only on 127.0.0.1, ::1 or localhost). Turns authentication on. (env: GATEWAY_AUTH_ISSUER)")
+    var authIssuer: String?
+
+    @Option(help: ArgumentHelp("An audience tokens must name (aud); repeatable, or comma-separated; required with --auth-issuer, so ID tokens and tokens for the provider's other APIs do not pass. (env: GATEWAY_AUTH_AUDIENCE)", valueName: "audience"))
+    var authAudience: [String] = []
+
+    @Option(help: "The key set's URL instead of discovery (https, or http on loopback). (env: GATEWAY_AUTH_JWKS_URL)")
+    var authJwksUrl: String?
+
+    @Option(help: "A key set file instead of discovery; read again at each refresh. (env: GATEWAY_AUTH_JWKS_FILE)")
+    var authJwksFile: String?
+
+    @Option(help: "PEM file of CAs trusted for the identity provider instead of the system's. (env: GATEWAY_AUTH_CA_FILE)")
+    var authCaFile: String?
+
+    @Option(help: "Comma-separated signature algorithms accepted: RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA; none and HMAC (HS256…) are refused. (env: GATEWAY_AUTH_ALGORITHMS)")
+    var authAlgorithms: String = "RS256,ES256,EdDSA"
+
+    @Option(help: "Seconds the clocks of the identity provider and the gateway may disagree (exp, nbf, iat), 0 to 300. (env: GATEWAY_AUTH_CLOCK_SKEW)")
+    var authClockSkew: Int = 60
+
+    @Option(help: "Where a token must be present: writes (creates, updates, deletes) or all (everything under /v1/products; images, health, readiness and metrics stay open). A presented token is always verified. (env: GATEWAY_AUTH_REQUIRED)")
+    var authRequired: String = "writes"
+
+    @Option(help: "A scope writes need (from the token's scope, space-separated, or scp); default none. (env: GATEWAY_AUTH_WRITE_SCOPE)")
+    var authWriteScope: String?
+
+    /// `--auth-audience` values, each possibly a comma-separated list.
+    var audiences: [String] {
+        authAudience.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    func validate() throws {
+        guard let authIssuer else {
+            let others = [authJwksUrl, authJwksFile, authCaFile, authWriteScope].contains { $0 != nil } || !authAudience.isEmpty
+                || authAlgorithms != "RS256,ES256,EdDSA" || authClockSkew != 60 || authRequired != "writes"
+            if others { throw ValidationError("The --auth-* options need --auth-issuer.") }
+            return
+        }
+        do {
+            try AuthConfiguration.checkURL(authIssuer, role: "--auth-issuer")
+            if let authJwksUrl { try AuthConfiguration.checkURL(authJwksUrl, role: "--auth-jwks-url") }
+        } catch {
+            throw ValidationError("\(error).")
+        }
+        guard !audiences.isEmpty else {
+            throw ValidationError("--auth-audience is required with --auth-issuer: the API's audience, so that ID tokens and tokens for other APIs are refused.")
+        }
+        guard authJwksUrl == nil || authJwksFile == nil else { throw ValidationError("--auth-jwks-url and --auth-jwks-file: set one.") }
+        if let authJwksFile, !FileManager.default.isReadableFile(atPath: authJwksFile) {
+            throw ValidationError("--auth-jwks-file \(authJwksFile) cannot be read.")
+        }
+        if let authCaFile, !FileManager.default.isReadableFile(atPath: authCaFile) {
+            throw ValidationError("--auth-ca-file \(authCaFile) cannot be read.")
+        }
+        do {
+            _ = try SigningAlgorithm.list(authAlgorithms.split(separator: ",").map(String.init))
+        } catch {
+            throw ValidationError("--auth-algorithms: \(error.description).")
+        }
+        guard (0...300).contains(authClockSkew) else { throw ValidationError("--auth-clock-skew must be 0 to 300 seconds.") }
+        guard AuthConfiguration.Required(rawValue: authRequired) != nil else { throw ValidationError("--auth-required must be writes or all.") }
+        if let authWriteScope {
+            guard !authWriteScope.isEmpty, authWriteScope.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
+                throw ValidationError("--auth-write-scope must be one scope: visible ASCII characters without quotes or backslashes.")
+            }
+        }
+    }
+
+    func apply(to configuration: inout GatewayConfiguration) {
+        guard let authIssuer else { return }
+        var auth = AuthConfiguration(issuer: authIssuer, audiences: audiences)
+        auth.keySetURL = authJwksUrl
+        auth.keySetFile = authJwksFile
+        auth.caFile = authCaFile
+        auth.algorithms = (try? SigningAlgorithm.list(authAlgorithms.split(separator: ",").map(String.init))) ?? SigningAlgorithm.defaults
+        auth.clockSkew = .seconds(authClockSkew)
+        auth.required = AuthConfiguration.Required(rawValue: authRequired) ?? .writes
+        auth.writeScope = authWriteScope
+        configuration.auth = auth
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Gateway
+import HTTPInterface
+import Observability
+import Transport
+
+/// The GETs to the identity provider (discovery document, key set): an origin client of its
+/// own on the first loop, trusting `--auth-ca-file`'s CAs (or the system's), so the provider's
+/// connections never mix with the origin's and no request to it blocks a loop. Redirects are
+/// not followed. Thread-safe: `get` hops to the loop; the client lives on its thread.
+///
+/// Ownership: `client` is created and closed on `loop`'s thread (``start()``, ``close()``).
+final class IdentityProviderClient: KeySetFetching, LoopAttachment, @unchecked Sendable {
+    private let loop: EventLoop
+    private let configuration: OriginClientConfiguration
+    private let tls: TLSContext
+    private let keys: AuthKeys
+    /// Touched on `loop`'s thread only.
+    private var client: OriginClient?
+
+    init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext, keys: AuthKeys) {
+        self.loop = loop
+        self.configuration = configuration
+        self.tls = tls
+        self.keys = keys
+    }
+
+    /// On the loop's thread, when it starts: the client, then the first load of the keys.
+    func start() {
+        client = OriginClient(loop: loop, configuration: configuration, tls: tls)
+        keys.start(fetcher: self, loop: loop)
+    }
+
+    func close() {
+        client?.close()
+        client = nil
+    }
+
+    func get(_ url: String, maxBytes: Int, completion: @escaping @Sendable (Result<OriginResponse, OriginFailure>) -> Void) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else {
+            return completion(.failure(.connectFailed("not a URL")))
+        }
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        let base = "\(scheme)://\(hostPart)" + (components.port.map { ":\($0)" } ?? "")
+        guard let endpoint = try? OriginEndpoint(url: base) else { return completion(.failure(.connectFailed("not a URL"))) }
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+        let request = OriginRequest(
+            method: .get, target: target, headers: ["Accept": "application/json"], requestID: RequestID.generate(), maxResponseBytes: maxBytes)
+        loop.execute { [self] in
+            guard let client else { return completion(.failure(.connectionLost)) }
+            client.send(request, to: endpoint) { completion($0) }
+        }
+    }
+}
