@@ -8,6 +8,8 @@
 #   GATEWAY_BIN=path Benchmarks/counts.sh another build of the gateway
 #   EXTRA="--rate-limit-reads 1000000/s --rate-limit-images 1000000/s" Benchmarks/counts.sh
 #                                        the same with more gateway flags (rate limits on)
+#   AUTH_HEADER="Authorization: Bearer …" EXTRA="--auth-…" Benchmarks/counts.sh
+#                                        every request with that header (Benchmarks/auth.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-5000}
@@ -65,6 +67,7 @@ count() {
     local label=$1 path=$2
     shift 2
     local url="http://127.0.0.1:$port$path"
+    [ -n "${AUTH_HEADER:-}" ] && set -- "$@" -H "$AUTH_HEADER"
     for _ in 1 2 3; do curl -s -o /dev/null "$@" "$url"; done
     : >"$work/urls"
     for _ in $(seq "$N"); do echo "url = \"$url\"" >>"$work/urls"; echo "output = /dev/null" >>"$work/urls"; done
@@ -82,24 +85,27 @@ count_h2() {
     local label=$1 path=$2
     shift 2
     local url="http://127.0.0.1:$port$path"
+    [ -n "${AUTH_HEADER:-}" ] && set -- "$@" -H "$AUTH_HEADER"
     h2_run 30 "$@" "$url"
     measured "$label" h2_run "$N" "$@" "$url"
 }
 
-echo "release gateway, 1 loop, --log-level $LOG_LEVEL ${EXTRA:-}, $N keep-alive requests per row"
+AUTH_ARGS=()
+[ -n "${AUTH_HEADER:-}" ] && AUTH_ARGS=(-H "$AUTH_HEADER")
+echo "release gateway, 1 loop, --log-level $LOG_LEVEL ${EXTRA:-}${AUTH_HEADER:+ (with the Authorization header)}, $N keep-alive requests per row"
 count "/healthz" /healthz
 count "cached list page, gzip" "/v1/products?page=1" -H "Accept-Encoding: gzip"
 count "cached list page, identity" "/v1/products?page=2"
 count "cached detail, gzip" "/v1/products/3" -H "Accept-Encoding: gzip"
-count "cached detail, 304" "/v1/products/3" -H "If-None-Match: $(curl -s -D - -o /dev/null "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"
-image=$(curl -s "http://127.0.0.1:$port/v1/products/1" | grep -o '/v1/images/[^"]*' | head -1)
+count "cached detail, 304" "/v1/products/3" -H "If-None-Match: $(curl -s -D - -o /dev/null "${AUTH_ARGS[@]}" "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"
+image=$(curl -s "${AUTH_ARGS[@]}" "http://127.0.0.1:$port/v1/products/1" | grep -o '/v1/images/[^"]*' | head -1)
 count "cached image, memory tier" "$image"
 command -v h2load >/dev/null || apt-get install -y -qq nghttp2-client >/dev/null
 echo "the same over HTTP/2 (h2c; h2load -n $N -c 1 -m 10: one connection, 10 streams at once)"
 count_h2 "/healthz" /healthz
 count_h2 "cached list page, gzip" "/v1/products?page=1" -H "accept-encoding: gzip"
 count_h2 "cached detail, gzip" "/v1/products/3" -H "accept-encoding: gzip"
-count_h2 "cached detail, 304" "/v1/products/3" -H "if-none-match: $(curl -s -D - -o /dev/null "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"
+count_h2 "cached detail, 304" "/v1/products/3" -H "if-none-match: $(curl -s -D - -o /dev/null "${AUTH_ARGS[@]}" "http://127.0.0.1:$port/v1/products/3" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')"
 count_h2 "cached image, memory tier" "$image"
 kill "$gateway"
 wait "$gateway" 2>/dev/null || true

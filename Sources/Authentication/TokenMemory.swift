@@ -1,6 +1,4 @@
-import Crypto
-
-/// Tokens already judged, by the SHA-256 digest of their bytes: verified ones until their
+/// Tokens already judged, by a keyed 128-bit digest of their bytes: verified ones until their
 /// `exp` (checked on every use, with the skew the verifier allowed), and forged ones (a bad
 /// signature), so that neither a repeat nor a replayed forgery costs a signature check.
 ///
@@ -25,11 +23,6 @@ public struct TokenMemory: Sendable {
     public init(capacity: Int = 10_000, forgeryCapacity: Int = 1_000) {
         self.capacity = max(2, capacity)
         self.forgeryCapacity = max(2, forgeryCapacity)
-    }
-
-    /// The digest a token is remembered by.
-    public static func digest(_ token: UnsafeRawBufferPointer) -> TokenDigest {
-        TokenDigest(SHA256.hash(data: token))
     }
 
     /// What is known of the token with `digest` at `now` (seconds since 1970): a verified
@@ -102,26 +95,36 @@ private struct Generations<Value: Sendable>: Sendable {
     }
 }
 
-/// A token's SHA-256 digest as four words: hashed and compared without allocating (swift-crypto
-/// 3's `SHA256Digest` is not `Sendable` on Linux).
+/// A token's 128-bit digest (``TokenDigester/digest(_:)``).
 public struct TokenDigest: Sendable, Hashable {
-    private let words: (UInt64, UInt64, UInt64, UInt64)
+    let high: UInt64
+    let low: UInt64
+}
 
-    init(_ digest: SHA256Digest) {
-        words = digest.withUnsafeBytes { bytes in
-            (bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-             bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
-        }
+/// Makes the digests tokens are remembered by: two SipHash-1-3 values (Swift's `Hasher`) of a
+/// random key made here, a lane number and the token: 128 bits, keyed whatever
+/// `SWIFT_DETERMINISTIC_HASHING` says, so no one can aim a token at another's entry (they would
+/// need the key; a collision by chance is about 2^-64 per pair). Not SHA-256: swift-crypto 3
+/// allocates a context for every hash on Linux, and this runs on every request that carries a
+/// token. Allocates nothing. Immutable, thread-safe.
+public struct TokenDigester: Sendable {
+    private let key: (UInt64, UInt64)
+
+    public init() {
+        var random = SystemRandomNumberGenerator()
+        key = (random.next(), random.next())
     }
 
-    public static func == (left: TokenDigest, right: TokenDigest) -> Bool {
-        left.words == right.words
+    public func digest(_ token: UnsafeRawBufferPointer) -> TokenDigest {
+        TokenDigest(high: lane(0, token), low: lane(1, token))
     }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(words.0)
-        hasher.combine(words.1)
-        hasher.combine(words.2)
-        hasher.combine(words.3)
+    private func lane(_ number: UInt8, _ token: UnsafeRawBufferPointer) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(key.0)
+        hasher.combine(key.1)
+        hasher.combine(number)
+        hasher.combine(bytes: token)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 }

@@ -46,6 +46,9 @@ struct GatewayCommand: ParsableCommand {
         if replicas.redisUrl != nil, images.imageSigningKey == nil {
             throw ValidationError("--redis-url needs --image-signing-key: every replica must sign image URLs with the same key, and a generated key is each replica's own.")
         }
+        if rateLimits.rateLimitKey == "subject", auth.authIssuer == nil {
+            throw ValidationError("--rate-limit-key subject needs --auth-issuer: only a verified token names a user.")
+        }
         if let adminPort = admin.adminPort {
             guard adminPort == 0 || adminPort != server.port else { throw ValidationError("--admin-port must differ from --port.") }
         }

@@ -11,7 +11,7 @@ public protocol RequestAdmission: Sendable {
     func classNumber(named name: String) -> Int?
 
     /// Spends one request of class `number` for the client that sent `request` from
-    /// `peer`: the fields its answer carries and whether it may be served. Allocates nothing
-    /// for a known client.
-    func spend(_ number: Int, request: RequestBytes, peer: IPAddress) -> RateLimitFields
+    /// `peer` (`subject`: its verified bearer token's, when it has one): the fields its
+    /// answer carries and whether it may be served. Allocates nothing for a known client.
+    func spend(_ number: Int, request: RequestBytes, peer: IPAddress, subject: String?) -> RateLimitFields
 }

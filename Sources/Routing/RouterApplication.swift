@@ -48,7 +48,7 @@ public final class RouterApplication: ServerApplication {
         var limitRoute = classification.limitRoute
         if classification.outcome == .notFound { limitRoute = router.resourceLimitRoute(method: method, path: request.path) }
         if limitRoute >= 0, let number = classNumbers[limitRoute] {
-            let spent = admission.spend(number, request: request, peer: peer)
+            let spent = admission.spend(number, request: request, peer: peer, subject: routing.subject)
             routing.rateLimit = spent
             // Refused before its method was judged: counted as unmatched, as no route runs.
             if method == nil && !spent.allowed { routing.label = "unmatched" }

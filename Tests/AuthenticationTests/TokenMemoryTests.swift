@@ -4,8 +4,10 @@ import Testing
 @testable import Authentication
 
 @Suite struct TokenMemoryTests {
-    private func digest(_ text: String) -> TokenDigest {
-        Array(text.utf8).withUnsafeBytes { TokenMemory.digest($0) }
+    private let digester = TokenDigester()
+
+    private func digest(_ text: String, _ digester: TokenDigester? = nil) -> TokenDigest {
+        Array(text.utf8).withUnsafeBytes { (digester ?? self.digester).digest($0) }
     }
 
     private func verified(_ keyID: String?, expiresAt: Int64 = TestKeys.now + 300) throws -> VerifiedToken {
@@ -68,5 +70,15 @@ import Testing
         #expect(memory.lookup(digest("ed"), now: TestKeys.now, skew: 60) == .unknown)
         #expect(memory.lookup(digest("ec"), now: TestKeys.now, skew: 60) == .verified(byEC))
         #expect(memory.lookup(digest("forged"), now: TestKeys.now, skew: 60) == .unknown)
+    }
+
+    /// The digest is keyed: stable under one digester, different under another (no one can
+    /// aim a token at another's entry), and it covers every byte.
+    @Test func digestsAreKeyed() {
+        let one = TokenDigester()
+        let other = TokenDigester()
+        #expect(digest("token", one) == digest("token", one))
+        #expect(digest("token", one) != digest("token", other))
+        #expect(digest("token", one) != digest("tokem", one))
     }
 }

@@ -42,6 +42,9 @@ public final class AuthKeys: Sendable {
         var failureLogged = false
         var fetcher: (any KeySetFetching)?
         var loop: (any LoopExecutor)?
+        /// The background refresh's timer: each load schedules the next and supersedes any
+        /// scheduled before (a refetch for an unknown `kid` must not start a second chain).
+        var timer = 0
     }
 
     let source: KeySetSource
@@ -145,13 +148,17 @@ public final class AuthKeys: Sendable {
                         metadata: ["error": .string(problem.description), "status": .string(status.rawValue)])
                 }
             }
-            let (waiters, loop) = state.withLock { state -> ([@Sendable (Bool) -> Void], (any LoopExecutor)?) in
+            let (waiters, loop, timer) = state.withLock { state -> ([@Sendable (Bool) -> Void], (any LoopExecutor)?, Int) in
                 state.loading = false
+                state.timer += 1
                 defer { state.waiters = [] }
-                return (state.waiters, state.loop)
+                return (state.waiters, state.loop, state.timer)
             }
             for waiter in waiters { waiter(true) }
-            loop?.schedule(after: next) { [self] in load(reason: "refresh", completion: nil) }
+            loop?.schedule(after: next) { [self] in
+                guard state.withLock({ $0.timer == timer }) else { return }
+                load(reason: "refresh", completion: nil)
+            }
         }
     }
 

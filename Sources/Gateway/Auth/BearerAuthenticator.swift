@@ -22,6 +22,7 @@ public final class BearerAuthenticator: RequestAuthenticating {
     private let policy: TokenPolicy
     public let keys: AuthKeys
     private let memory = Locked(TokenMemory())
+    private let digester = TokenDigester()
     private let metrics: GatewayMetrics
     /// `Retry-After` of the 503 answered before the keys first load.
     static let keysRetryAfterSeconds = 5
@@ -87,7 +88,7 @@ public final class BearerAuthenticator: RequestAuthenticating {
     /// Judges `token`: from memory, else verified now against the current set.
     private func judge(_ token: UnsafeRawBufferPointer, need: Need, mayRefetch: Bool) -> RequestAuthentication {
         let now = Int64(Date().timeIntervalSince1970)
-        let digest = TokenMemory.digest(token)
+        let digest = digester.digest(token)
         switch memory.withLock({ $0.lookup(digest, now: now, skew: policy.clockSkew) }) {
         case .verified(let verified): return admitted(verified, need: need)
         case .forged: return .refused(.invalidToken(TokenRejection.badSignature.detail))

@@ -13,6 +13,10 @@ public struct RateLimitConfiguration: Sendable {
     /// A header a trusted proxy sets to name the client (behind carrier-grade NAT many
     /// phones share one address); nil keys clients by address.
     public var keyHeader: String?
+    /// `--rate-limit-key subject`: a request with a verified bearer token spends its subject's
+    /// budget (one user on many networks, many users behind one carrier address); requests
+    /// without one are told apart as before (address, or ``keyHeader``).
+    public var keyBySubject = false
     /// Clients remembered per budget; past it, new clients share one budget until rested
     /// ones are forgotten.
     public var maxClients: Int = 1 << 20

@@ -12,7 +12,8 @@ import Routing
 /// table grows, and past ``RateLimitConfiguration/maxClients`` new clients share one budget
 /// until room is made.
 package final class RateLimiter: RequestAdmission {
-    /// Who a budget belongs to: an IPv4 address, an IPv6 /64, or the digest of a key header.
+    /// Who a budget belongs to: an IPv4 address, an IPv6 /64, or the digest of a key header or
+    /// of a verified token's subject.
     struct ClientKey: Hashable, Sendable {
         var high: UInt64
         var low: UInt64
@@ -50,6 +51,8 @@ package final class RateLimiter: RequestAdmission {
     let trusted: AddressRanges
     /// `--rate-limit-key-header`, lower-cased.
     private let keyHeader: [UInt8]?
+    /// `--rate-limit-key subject`.
+    private let keyBySubject: Bool
     private let start = ContinuousClock.now
     /// Whether allowed requests are counted for ``takeSpent()`` (with `--redis-url`).
     package let shared: Bool
@@ -61,6 +64,7 @@ package final class RateLimiter: RequestAdmission {
         tables = rules.map { $0 == nil ? nil : Table(maxClients: configuration.maxClients) }
         trusted = configuration.trustedProxies
         keyHeader = configuration.keyHeader.map { Array($0.lowercased().utf8) }
+        keyBySubject = configuration.keyBySubject
     }
 
     /// The policy of `kind`, when its budget is on.
@@ -166,11 +170,26 @@ package final class RateLimiter: RequestAdmission {
         address.isIPv4 ? ClientKey(high: address.high, low: address.low) : ClientKey(high: address.high, low: 0)
     }
 
+    /// A verified token's subject as a key: the digest of `subject:` and the subject, so no
+    /// key header's value can name the same budget. Allocates nothing.
+    static func key(subject: String) -> ClientKey {
+        var hasher = SHA256()
+        hasher.update(data: Self.subjectPrefix)
+        var subject = subject
+        subject.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        return key(hasher.finalize())
+    }
+
+    private static let subjectPrefix: [UInt8] = Array("subject:".utf8)
+
     /// A key header's value as a key: the first 128 bits of its SHA-256 (the same on every
     /// replica), with a low bit pattern no address key has.
     static func key(digestOf value: UnsafeRawBufferPointer) -> ClientKey {
-        let digest = SHA256.hash(data: value)
-        return digest.withUnsafeBytes { bytes in
+        key(SHA256.hash(data: value))
+    }
+
+    private static func key(_ digest: SHA256Digest) -> ClientKey {
+        digest.withUnsafeBytes { bytes in
             let high = bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
             let low = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
             // Address keys have 0 or 0x0000ffff in the top half of `low` when `high` is 0.
@@ -196,7 +215,8 @@ extension RateLimiter {
         return kind.rawValue
     }
 
-    package func spend(_ number: Int, request: RequestBytes, peer: IPAddress) -> RateLimitFields {
-        check(policies[number]!, client: client(peer: peer, head: request.head, bytes: request.buffer))
+    package func spend(_ number: Int, request: RequestBytes, peer: IPAddress, subject: String?) -> RateLimitFields {
+        if keyBySubject, let subject { return check(policies[number]!, client: Self.key(subject: subject)) }
+        return check(policies[number]!, client: client(peer: peer, head: request.head, bytes: request.buffer))
     }
 }

@@ -23,7 +23,11 @@ struct RateLimitOptions: ConfigurationOptions {
     @Option(help: "A header a trusted proxy sets to name the client, for rate limits (many phones share one carrier address). (env: GATEWAY_RATE_LIMIT_KEY_HEADER)")
     var rateLimitKeyHeader: String?
 
+    @Option(help: "What a budget belongs to: address (the client's address, or --rate-limit-key-header) or subject (a verified bearer token's user; requests without one as by address). subject needs --auth-issuer. (env: GATEWAY_RATE_LIMIT_KEY)")
+    var rateLimitKey: String = "address"
+
     func validate() throws {
+        guard ["address", "subject"].contains(rateLimitKey) else { throw ValidationError("--rate-limit-key must be address or subject.") }
         for (flag, value) in [("--rate-limit-reads", rateLimitReads), ("--rate-limit-writes", rateLimitWrites), ("--rate-limit-images", rateLimitImages)] {
             guard let value else { continue }
             guard RateRule(parsing: value) != nil else {
@@ -50,5 +54,6 @@ struct RateLimitOptions: ConfigurationOptions {
         configuration.rateLimits.images = rateLimitImages.flatMap { RateRule(parsing: $0, burst: rateLimitBurst) }
         configuration.rateLimits.trustedProxies = trustedProxies.flatMap { AddressRanges(parsing: $0) } ?? .none
         configuration.rateLimits.keyHeader = rateLimitKeyHeader
+        configuration.rateLimits.keyBySubject = rateLimitKey == "subject"
     }
 }

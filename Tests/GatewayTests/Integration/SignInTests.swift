@@ -11,6 +11,7 @@ extension IntegrationTests {
         /// Runs `body` with a provider holding key `k1` and a gateway configured for it.
         private func with(
             required: AuthConfiguration.Required = .writes, spacing: Duration = .seconds(30), writeScope: String? = nil,
+            limits: (inout RateLimitConfiguration) -> Void = { _ in },
             provider prepare: (TestIdentityProvider) -> Void = { $0.addKey("k1") },
             _ body: (TestIdentityProvider, ReadPathHarness) async throws -> Void
         ) async throws {
@@ -20,6 +21,7 @@ extension IntegrationTests {
             try await ReadPathHarness.with(configure: { configuration in
                 provider.configure(&configuration, required: required, spacing: spacing)
                 configuration.auth?.writeScope = writeScope
+                limits(&configuration.rateLimits)
             }) { harness in
                 try await body(provider, harness)
             }
@@ -193,6 +195,27 @@ extension IntegrationTests {
                 // With the scope it reaches the write path, which wants the delete's JSON body.
                 let allowed = try await request(port, "/v1/products/1", method: "DELETE", token: provider.token(kid: "k1", extra: #""scope":"openid products:write""#))
                 #expect(allowed.status == 415)
+            }
+        }
+    
+        /// `--rate-limit-key subject`: two users behind one address each have their budget;
+        /// one user's second read is refused; a request without a token spends the address's.
+        @Test func limitsPerUser() async throws {
+            try await with(limits: { limits in
+                limits.reads = RateRule(parsing: "2/m")
+                limits.keyBySubject = true
+            }) { provider, harness in
+                let port = harness.port
+                #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                let alice = provider.token(kid: "k1", subject: "alice")
+                let bob = provider.token(kid: "k1", subject: "bob")
+                let statuses = [
+                    try await request(port, "/v1/products/1", token: alice).status, try await request(port, "/v1/products/2", token: alice).status,
+                    try await request(port, "/v1/products/3", token: alice).status, try await request(port, "/v1/products/1", token: bob).status,
+                    try await request(port, "/v1/products/2", token: bob).status, try await request(port, "/v1/products/1").status,
+                    try await request(port, "/v1/products/2").status, try await request(port, "/v1/products/3").status,
+                ]
+                #expect(statuses == [200, 200, 429, 200, 200, 200, 200, 429])
             }
         }
     }

@@ -171,6 +171,8 @@ import Testing
             (issuer + ["--auth-audience", "api", "--auth-algorithms", "HS256"], "--auth-algorithms: HS256 is an HMAC algorithm, whose key would have to be the key set's public bytes: only RS, PS, ES and EdDSA algorithms."),
             (issuer, "--auth-audience is required with --auth-issuer: the API's audience, so that ID tokens and tokens for other APIs are refused."),
             (["--auth-audience", "api"], "The --auth-* options need --auth-issuer."),
+            (["--rate-limit-key", "subject"], "--rate-limit-key subject needs --auth-issuer: only a verified token names a user."),
+            (["--rate-limit-key", "user"], "--rate-limit-key must be address or subject."),
             (["--auth-issuer", "http://id.example.com/", "--auth-audience", "api"], "--auth-issuer http://id.example.com/ must be https (http only on 127.0.0.1, ::1 or localhost)."),
             (issuer + ["--auth-audience", "api", "--auth-required", "reads"], "--auth-required must be writes or all."),
             (issuer + ["--auth-audience", "api", "--auth-jwks-file", "/nonexistent/jwks.json"], "--auth-jwks-file /nonexistent/jwks.json cannot be read."),
