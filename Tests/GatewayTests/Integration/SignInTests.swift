@@ -10,18 +10,20 @@ extension IntegrationTests {
     @Suite struct SignIn {
         /// Runs `body` with a provider holding key `k1` and a gateway configured for it.
         private func with(
+            tls: Bool = false, trusted: Bool = true,
             required: AuthConfiguration.Required = .writes, spacing: Duration = .seconds(30), writeScope: String? = nil,
             limits: (inout RateLimitConfiguration) -> Void = { _ in },
             provider prepare: (TestIdentityProvider) -> Void = { $0.addKey("k1") },
             _ body: (TestIdentityProvider, ReadPathHarness) async throws -> Void
         ) async throws {
-            let provider = try TestIdentityProvider()
+            let provider = try TestIdentityProvider(tls: tls)
             defer { provider.shutdown() }
             prepare(provider)
             try await ReadPathHarness.with(configure: { configuration in
                 provider.configure(&configuration, required: required, spacing: spacing)
                 configuration.auth?.writeScope = writeScope
                 limits(&configuration.rateLimits)
+                if !trusted { configuration.auth?.caFile = nil }
             }) { harness in
                 try await body(provider, harness)
             }
@@ -216,6 +218,25 @@ extension IntegrationTests {
                     try await request(port, "/v1/products/2").status, try await request(port, "/v1/products/3").status,
                 ]
                 #expect(statuses == [200, 200, 429, 200, 200, 200, 200, 429])
+            }
+        }
+    
+        /// The provider over https: discovery and the key set through the identity
+        /// provider's own client, trusting `--auth-ca-file`; without it (the system's CAs) the
+        /// certificate is refused and the keys stay missing.
+        @Test func httpsProviderWithItsCAFile() async throws {
+            try await with(tls: true) { (provider: TestIdentityProvider, harness: ReadPathHarness) async throws in
+                let port = harness.port
+                #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                #expect(try await readiness(port) == "fresh")
+                #expect(try await request(port, "/v1/products/1", token: provider.token(kid: "k1")).status == 200)
+            }
+            try await with(tls: true, trusted: false) { (provider: TestIdentityProvider, harness: ReadPathHarness) async throws in
+                let port = harness.port
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(provider.keySetFetches == 0)
+                #expect(try await readiness(port) == "missing")
+                #expect(try await request(port, "/v1/products/1", method: "DELETE", token: provider.token(kid: "k1")).status == 503)
             }
         }
     }

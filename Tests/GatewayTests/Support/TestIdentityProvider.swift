@@ -27,13 +27,19 @@ final class TestIdentityProvider: Sendable {
     let state = State()
     let server: GatewayServer
     let audience = "open-market-api"
-    var issuer: String { "http://127.0.0.1:\(server.port)" }
+    /// With `tls`: the certificate it presents (for `localhost` and 127.0.0.1).
+    let certificate: TestCertificate?
+    var issuer: String { certificate == nil ? "http://127.0.0.1:\(server.port)" : "https://localhost:\(server.port)" }
 
-    init() throws {
+    /// - Parameter tls: serve https with a certificate made for the test (trusted through
+    ///   `--auth-ca-file` by ``configure(_:required:spacing:)``).
+    init(tls: Bool = false) throws {
+        certificate = tls ? try TestCertificate(subjectAltNames: ["DNS:localhost", "IP:127.0.0.1"]) : nil
+        let scheme = tls ? "https://localhost" : "http://127.0.0.1"
         let state = self.state
         var router = Router()
         router.add(.get, "/.well-known/openid-configuration", .immediate { _, _ in
-            let base = "http://127.0.0.1:\(state.port.withLock { $0 })"
+            let base = "\(scheme):\(state.port.withLock { $0 })"
             return GatewayResponse.json(Array(#"{"issuer":"\#(base)","jwks_uri":"\#(base)/jwks"}"#.utf8))
         })
         router.add(.get, "/jwks", .immediate { _, _ in
@@ -43,7 +49,9 @@ final class TestIdentityProvider: Sendable {
             response.headers.set("Cache-Control", "public, max-age=3600")
             return response
         })
-        server = GatewayServer(configuration: .loopback(), router: router, logger: .quiet("test-idp"))
+        var configuration = GatewayConfiguration.loopback()
+        configuration.tls = certificate.map { TLSConfiguration(certificateFile: $0.certificateFile, privateKeyFile: $0.keyFile) }
+        server = GatewayServer(configuration: configuration, router: router, logger: .quiet("test-idp"))
         try server.start()
         state.port.withLock { $0 = server.port }
     }
@@ -90,6 +98,7 @@ final class TestIdentityProvider: Sendable {
         auth.required = required
         auth.refetchSpacing = spacing
         auth.retryAfterFailure = .milliseconds(300)
+        auth.caFile = certificate?.certificateFile
         configuration.auth = auth
     }
 }
