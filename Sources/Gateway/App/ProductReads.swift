@@ -90,8 +90,6 @@ public final class ProductReads: Sendable {
     let lane: PrefetchLane
     /// Keys the lane is fetching now, and for what: the pages stored for them are marked.
     let prefetching = Locked<[PageCacheKey: PrefetchLane.Kind]>([:])
-    /// How long a v1 origin page is reused to assemble contract pages.
-    static let v1OriginPageMaxAge: Duration = .seconds(10)
     /// The replicas' shared tier; nil without `--redis-url`.
     let shared: SharedPages?
     /// The images' placeholders, for `include=placeholders`; nil: answered with every
@@ -115,7 +113,7 @@ public final class ProductReads: Sendable {
         self.metrics = metrics
         cache = PageCache(configuration: configuration.cache)
         locales = LocaleMemo(configuration.locales)
-        v1Pages = V1OriginPages(maxAge: min(configuration.listTimeToLive, Self.v1OriginPageMaxAge))
+        v1Pages = V1OriginPages(maxAge: min(configuration.listTimeToLive, configuration.v1OriginPageMaxAge))
         // Until the subscription to other replicas' writes works, L1 pages stay fresh briefly.
         if shared != nil { cache.setFreshnessCap(Self.unlinkedFreshness) }
     }

@@ -19,6 +19,9 @@ public struct ReadPathConfiguration: Sendable {
     /// Whether product answers are `Cache-Control: private` (set with `--auth-required all`:
     /// a shared cache must not hand one user's answer to another), else `public`.
     public var privateAnswers = false
+    /// How long a v1 origin page is reused to assemble contract pages (at most the list's
+    /// time to live). Not a flag: tests that must not depend on the clock lengthen it.
+    var v1OriginPageMaxAge: Duration = .seconds(10)
     public var cache = PageCache.Configuration()
     /// Supported locales and the default for everything else.
     public var locales = LocaleResolver()
