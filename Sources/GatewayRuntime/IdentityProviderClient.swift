@@ -25,10 +25,13 @@ final class IdentityProviderClient: KeySetFetching, LoopAttachment, @unchecked S
         self.keys = keys
     }
 
-    /// On the loop's thread, when it starts: the client, then the first load of the keys.
+    /// Called once the loop runs (from the thread that started it): the client is made on
+    /// the loop's thread (its resolver belongs to the loop), then the keys' first load.
     func start() {
-        client = OriginClient(loop: loop, configuration: configuration, tls: tls)
-        keys.start(fetcher: self, loop: loop)
+        loop.execute { [self] in
+            client = OriginClient(loop: loop, configuration: configuration, tls: tls)
+            keys.start(fetcher: self, loop: loop)
+        }
     }
 
     func close() {
