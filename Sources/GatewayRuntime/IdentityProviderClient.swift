@@ -1,7 +1,5 @@
-import Foundation
 import Gateway
 import HTTPInterface
-import Observability
 import Transport
 
 /// The GETs to the identity provider (discovery document, key set): an origin client of its
@@ -39,15 +37,10 @@ final class IdentityProviderClient: KeySetFetching, LoopAttachment, @unchecked S
         client = nil
     }
 
-    func get(_ url: String, maxBytes: Int, completion: @escaping @Sendable (Result<OriginResponse, OriginFailure>) -> Void) {
-        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else {
-            return completion(.failure(.connectFailed("not a URL")))
-        }
-        let hostPart = host.contains(":") ? "[\(host)]" : host
-        let base = "\(scheme)://\(hostPart)" + (components.port.map { ":\($0)" } ?? "")
-        guard let endpoint = try? OriginEndpoint(url: base) else { return completion(.failure(.connectFailed("not a URL"))) }
-        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery { target += "?" + query }
+    func get(
+        _ target: String, from endpoint: OriginEndpoint, maxBytes: Int,
+        completion: @escaping @Sendable (Result<OriginResponse, OriginFailure>) -> Void
+    ) {
         let request = OriginRequest(
             method: .get, target: target, headers: ["Accept": "application/json"], requestID: RequestID.generate(), maxResponseBytes: maxBytes)
         loop.execute { [self] in

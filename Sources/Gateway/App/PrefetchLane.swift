@@ -26,8 +26,8 @@ final class PrefetchLane: Sendable {
         case detail
     }
 
-    /// A job: does its work and calls `done` when its origin fetch is over (on any thread;
-    /// calls after the first are ignored), which lets the next job start.
+    /// A job: does its work and calls `done` when it ends (on any thread; calls after the
+    /// first are ignored), which lets the next job start.
     typealias Job = @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
 
     private struct State {

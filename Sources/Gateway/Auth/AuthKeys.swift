@@ -195,7 +195,12 @@ public final class AuthKeys: Sendable {
         guard let fetcher = state.withLock({ $0.fetcher }) else {
             return completion(.failure(KeySetDocuments.Problem(description: "no client to fetch \(url)")))
         }
-        fetcher.get(url, maxBytes: JSONWebKeySet.maxBytes) { result in
+        // The image fetches' URL reader: scheme, host, port and target.
+        guard let destination = ImageDestination(url: url) else {
+            return completion(.failure(KeySetDocuments.Problem(description: "\(url) is not an http or https URL")))
+        }
+        let endpoint = OriginEndpoint(scheme: destination.scheme, host: destination.host, port: destination.port)
+        fetcher.get(destination.target, from: endpoint, maxBytes: JSONWebKeySet.maxBytes) { result in
             switch result {
             case .failure(let failure): completion(.failure(KeySetDocuments.Problem(description: "\(url): \(failure.gatewayError.detail)")))
             case .success(let answer) where answer.status != 200:

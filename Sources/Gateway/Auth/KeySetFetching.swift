@@ -3,8 +3,11 @@ import HTTPInterface
 /// One GET to the identity provider, as the runtime makes it (the transport's origin client on
 /// the first loop, with `--auth-ca-file`'s CAs), or a fake in tests.
 public protocol KeySetFetching: Sendable {
-    /// GETs `url` (already checked: https, or http on loopback) without following redirects,
-    /// reading at most `maxBytes` of body within the origin client's time limits. `completion`
-    /// runs once, on any thread, with the answer (any status) or why there is none.
-    func get(_ url: String, maxBytes: Int, completion: @escaping @Sendable (Result<OriginResponse, OriginFailure>) -> Void)
+    /// GETs `target` from `endpoint` (a URL already checked: https, or http on loopback)
+    /// without following redirects, reading at most `maxBytes` of body within the origin
+    /// client's time limits. `completion` runs once, on any thread, with the answer (any
+    /// status) or why there is none.
+    func get(
+        _ target: String, from endpoint: OriginEndpoint, maxBytes: Int,
+        completion: @escaping @Sendable (Result<OriginResponse, OriginFailure>) -> Void)
 }
