@@ -102,11 +102,14 @@ struct GatewayCommand: ParsableCommand {
             let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics, logger: logger)
             let server = GatewayServer(
                 configuration: configuration, router: routes.router, logger: logger, metrics: metrics, replicaListener: routes.replicaListener,
-                authenticator: routes.authenticator)
+                authenticator: routes.authenticator, vendorCredentials: routes.vendorCredentials)
             try server.start()
             let admin = try GatewayApplication.adminServer(configuration: configuration, routes: routes, metrics: metrics, logger: logger)
             try admin?.start()
-            let signal = ProcessSignals.wait(reloadEvery: configuration.tls?.reloadInterval) { trigger in
+            // A vendor credentials file is looked at every 10 s (or the TLS files' interval) for
+            // secret volumes, which change files without a signal.
+            let reloadEvery = configuration.tls?.reloadInterval ?? (routes.vendorCredentials?.path.isEmpty == false ? .seconds(10) : nil)
+            let signal = ProcessSignals.wait(reloadEvery: reloadEvery) { trigger in
                 server.reloadFiles(trigger)
             }
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])

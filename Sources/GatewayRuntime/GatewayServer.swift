@@ -30,6 +30,8 @@ public final class GatewayServer: Sendable {
     private let authenticator: BearerAuthenticator?
     /// The identity provider's TLS context (`--auth-ca-file`), made at `start`.
     private let identityProviderTLS = Locked<TLSContext?>(nil)
+    /// `--vendor-credentials-file`, reloaded with the TLS files; nil without it.
+    private let vendorCredentials: VendorCredentialStore?
 
     /// - Parameter metrics: where request metrics go; the router's `/metrics` route should
     ///   render the same instance.
@@ -37,10 +39,13 @@ public final class GatewayServer: Sendable {
     ///   (`GatewayApplication.OriginRoutes.replicaListener`); the first loop subscribes for it.
     /// - Parameter authenticator: with `--auth-issuer`, what judges bearer tokens
     ///   (`GatewayApplication.OriginRoutes.authenticator`); its keys load from the first loop.
+    /// - Parameter vendorCredentials: `GatewayApplication.OriginRoutes.vendorCredentials`,
+    ///   which ``reloadFiles(_:)`` reads again.
     public init(
         configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics = GatewayMetrics(),
-        replicaListener: (any ReplicaListener)? = nil, authenticator: BearerAuthenticator? = nil
+        replicaListener: (any ReplicaListener)? = nil, authenticator: BearerAuthenticator? = nil, vendorCredentials: VendorCredentialStore? = nil
     ) {
+        self.vendorCredentials = vendorCredentials
         self.authenticator = authenticator
         self.configuration = configuration
         self.logger = logger
@@ -102,17 +107,19 @@ public final class GatewayServer: Sendable {
         }
     }
 
-    /// Loads the TLS certificate, key and ticket keys again (on SIGHUP, or with `.interval`
-    /// only when a file changed since the last attempt), logs the outcome once and counts it in
-    /// `gateway_reloads_total`. A file that fails to load keeps the ones in use; connections
+    /// Loads the TLS certificate, key and ticket keys, and the vendor credentials file, again
+    /// (on SIGHUP, or with `.interval` only when a file changed since the last attempt), logs
+    /// each outcome once and counts it in `gateway_reloads_total` (`files="tls"` or
+    /// `"vendor-credentials"`). A file that fails to load keeps the ones in use; connections
     /// open across a reload keep working. Reads files: call it off the loops (the signal
     /// thread does).
     public func reloadFiles(_ trigger: ProcessSignals.ReloadTrigger) {
+        if let vendorCredentials { reloadVendorCredentials(vendorCredentials, trigger: trigger) }
         guard let tls = server?.tls else {
-            if trigger == .signal { logger.info("SIGHUP: no files to reload (no --tls-cert)") }
+            if trigger == .signal, vendorCredentials == nil { logger.info("SIGHUP: no files to reload (no --tls-cert)") }
             return
         }
-        guard trigger == .signal || tls.filesChanged else { return }
+        guard trigger == .signal || (configuration.tls?.reloadInterval != nil && tls.filesChanged) else { return }
         let metadata: Logger.Metadata = ["trigger": .string(trigger.rawValue), "files": .string(tls.files.all.joined(separator: ","))]
         do {
             try tls.reload()
@@ -122,6 +129,21 @@ public final class GatewayServer: Sendable {
             metrics.fileReload(files: "tls", outcome: "failed")
             logger.error(
                 "cannot reload the TLS files; keeping the ones in use",
+                metadata: metadata.merging(["error": .string(error.description)]) { $1 })
+        }
+    }
+
+    private func reloadVendorCredentials(_ store: VendorCredentialStore, trigger: ProcessSignals.ReloadTrigger) {
+        let metadata: Logger.Metadata = ["trigger": .string(trigger.rawValue), "files": .string(store.path)]
+        do {
+            guard case .loaded(let vendors, let warning) = try store.reload(force: trigger == .signal) else { return }
+            metrics.fileReload(files: "vendor-credentials", outcome: "ok")
+            if let warning { logger.warning("\(warning)", metadata: metadata) }
+            logger.info("reloaded the vendor credentials", metadata: metadata.merging(["vendors": .stringConvertible(vendors)]) { $1 })
+        } catch {
+            metrics.fileReload(files: "vendor-credentials", outcome: "failed")
+            logger.error(
+                "cannot reload the vendor credentials; keeping the ones in use",
                 metadata: metadata.merging(["error": .string(error.description)]) { $1 })
         }
     }

@@ -10,6 +10,9 @@ public struct RequestCounts: Sendable, Equatable {
     public var routes: [String: Int]
     /// By method and path as sent, still percent-encoded, without the query: `"GET /items/1"`.
     public var paths: [String: Int]
+    /// Counted requests that carried an `Authorization` header (a gateway should never
+    /// pass a client's on).
+    public var authorized = 0
 
     public init(total: Int = 0, routes: [String: Int] = [:], paths: [String: Int] = [:]) {
         self.total = total
@@ -27,11 +30,12 @@ public struct RequestCounts: Sendable, Equatable {
         routes["\(method) \(pattern)"] ?? 0
     }
 
-    /// `{"total":3,"routes":{…},"paths":{…}}`, keys sorted.
+    /// `{"total":3,"authorized":0,"routes":{…},"paths":{…}}`, keys sorted.
     public var json: [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
         writer.key("total"); writer.integer(Int64(total))
+        writer.key("authorized"); writer.integer(Int64(authorized))
         for (name, table) in [("routes", routes), ("paths", paths)] {
             writer.key(name)
             writer.beginObject()

@@ -54,7 +54,9 @@ struct DemoRoutes: Sendable {
     func served(_ pattern: String, _ handler: @escaping Handler) -> RouteHandler {
         let injected = core.configuration.generation == .v1 ? V1Failure.injected.response : V2Failure.injected.response
         return .deferred { [core] request, context, responder in
-            core.counter.record(route: "\(request.method.rawValue) \(pattern)", path: "\(request.method.rawValue) \(request.path)")
+            core.counter.record(
+                route: "\(request.method.rawValue) \(pattern)", path: "\(request.method.rawValue) \(request.path)",
+                authorized: request.headers["Authorization"] != nil)
             let (settings, fate) = core.faults.plan()
             let answer: @Sendable () -> GatewayResponse = {
                 switch fate {

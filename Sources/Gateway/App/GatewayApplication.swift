@@ -57,16 +57,23 @@ public enum GatewayApplication {
         /// Judges bearer tokens; nil without `--auth-issuer`. Its keys start loading with the
         /// server (`GatewayServer`).
         public let authenticator: BearerAuthenticator?
+        /// The vendor credentials signed-in callers' writes are made with; nil without
+        /// `--vendor-credentials-file` (or `--demo-auth`). Reloaded with the TLS files.
+        public let vendorCredentials: VendorCredentialStore?
     }
 
     /// Everything a gateway in front of `configuration.origin.url` serves. The parts are returned
     /// besides the router (tests look into their caches).
     ///
+    /// - Parameter vendorCredentials: the vendor credentials to write with for signed-in
+    ///   callers when they are not read from `--vendor-credentials-file` (`--demo-auth`).
     /// - Throws: `OriginEndpointError` for an unusable origin URL, `ImageSigningKeyError`
-    ///   when the signing key cannot be read or created, or a file-system error when the
-    ///   image cache directory cannot be created.
+    ///   when the signing key cannot be read or created, `VendorCredentialStore.Problem` when
+    ///   the vendor credentials file cannot be used, or a file-system error when the image
+    ///   cache directory cannot be created.
     public static func originRoutes(
-        configuration: GatewayConfiguration, metrics: GatewayMetrics, logger: Logger = Logger(label: "open-market-gateway")
+        configuration: GatewayConfiguration, metrics: GatewayMetrics, logger: Logger = Logger(label: "open-market-gateway"),
+        vendorCredentials: VendorCredentialStore? = nil
     ) throws -> OriginRoutes {
         let endpoint = try OriginEndpoint(url: configuration.origin.url ?? "")
         if configuration.redis != nil, configuration.images.signingKey == nil {
@@ -101,6 +108,15 @@ public enum GatewayApplication {
                 namespace: ReplicaNamespace.writes(origin: endpoint.description, generation: configuration.origin.generation),
                 waitBound: waitBound,
                 lease: configuration.origin.client.connectTimeout + configuration.origin.client.requestTimeout + .seconds(30))
+        var vendorStore = vendorCredentials
+        if let path = configuration.auth?.vendorCredentialsFile {
+            let (store, warning) = try VendorCredentialStore.load(path: path)
+            if let warning { logger.warning("\(warning): the vendor secrets in it are readable by every user of this machine or volume") }
+            vendorStore = store
+        }
+        let serverCredentials = configuration.auth.flatMap { auth in
+            vendorStore.map { ServerVendorCredentials(store: $0, claim: auth.vendorClaim) }
+        }
         let writes = ProductWrites(
             endpoint: endpoint, generation: configuration.origin.generation, vendorIdentifier: configuration.origin.vendorIdentifier,
             limits: DraftLimits(maxImageBytes: configuration.images.originImageMaxBytes), reads: reads, imageURL: images.imageURL,
@@ -108,7 +124,7 @@ public enum GatewayApplication {
             preparer: UploadFitter(
                 maxBytes: configuration.images.originImageMaxBytes, maxSourceBytes: configuration.images.maxImageBytes,
                 maxPixels: configuration.images.maxPixels, timeLimit: configuration.images.renderTimeout),
-            workers: images.workers)
+            workers: images.workers, serverCredentials: serverCredentials)
         let authenticator = configuration.auth.map { auth in
             let keys = AuthKeys(
                 source: auth.keySource, refetchSpacing: auth.refetchSpacing, retryAfterFailure: auth.retryAfterFailure, metrics: metrics,
@@ -122,7 +138,7 @@ public enum GatewayApplication {
                 metrics: metrics, reads: reads, writes: writes, images: images, readiness: readiness,
                 servesMetrics: !configuration.admin.servesMetrics),
             reads: reads, writes: writes, images: images, purger: purger, replicaListener: shared == nil ? nil : purger,
-            authenticator: authenticator)
+            authenticator: authenticator, vendorCredentials: serverCredentials?.store)
     }
 }
 

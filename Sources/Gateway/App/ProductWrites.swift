@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import GatewayModels
 import HTTPCodec
 import HTTPInterface
@@ -12,7 +13,9 @@ import Routing
 ///
 /// On v2/v2b the contract's `password` is the vendor secret, and the vendor `identifier`
 /// header comes from the request's `Vendor-Identifier` or else `--origin-vendor-identifier`
-/// (neither is ever logged). Those origins need more than one request for some writes: an
+/// (neither is ever logged); with `--vendor-credentials-file`, a signed-in caller's writes
+/// are made with the credentials the gateway holds for the token's vendor instead
+/// (``WriteCredentials``), and the origin refusing those is answered 502. Those origins need more than one request for some writes: an
 /// update that changes only one of the two prices first reads the product from the origin
 /// (never from the cache) to compute the discount amount; a delete asks for the product's
 /// delete secret (v2 `POST …/secret`) or address (v2b `POST …/archived`), checks the answer,
@@ -40,13 +43,16 @@ public final class ProductWrites: Sendable {
     let preparer: (any UploadImagePreparer)?
     /// Where creates and updates are decoded (their images rendered); nil: a global queue.
     let workers: ImageWorkers?
+    /// v2/v2b credentials held for signed-in callers; nil: the client sends the secret.
+    let serverCredentials: ServerVendorCredentials?
 
     /// - Parameter idempotency: where `Idempotency-Key` records live; in this process when nil.
     init(
         endpoint: OriginEndpoint, generation: OriginGeneration, vendorIdentifier: String? = nil, limits: DraftLimits = DraftLimits(),
         reads: ProductReads, imageURL: @escaping ImageURLRewriter = identityImageURL, idempotency: (any IdempotencyLedger)? = nil,
-        preparer: (any UploadImagePreparer)? = nil, workers: ImageWorkers? = nil
+        preparer: (any UploadImagePreparer)? = nil, workers: ImageWorkers? = nil, serverCredentials: ServerVendorCredentials? = nil
     ) {
+        self.serverCredentials = serverCredentials
         self.preparer = preparer
         self.workers = workers
         self.idempotency = idempotency ?? LocalIdempotency(waitBound: .seconds(6))
@@ -63,7 +69,8 @@ public final class ProductWrites: Sendable {
         case update(id: Int64, ProductPatch)
         case delete(id: Int64, ProductDeletion)
 
-        /// The password (v2/v2b: the vendor secret) the client sent.
+        /// The password (v2/v2b: the vendor secret) the client sent; empty when it sent none
+        /// (only writes made with server-held credentials may).
         var password: String {
             switch self {
             case .create(let draft): draft.password
@@ -76,7 +83,7 @@ public final class ProductWrites: Sendable {
     /// Adds the three write routes to `router`.
     public func register(in router: inout Router) {
         router.add(.post, "/v1/products", limit: RateLimitKind.writes.name, .deferred { [self] request, context, responder in
-            handle(request, context: context, responder: responder, onWorkers: true) { [self] body, contentType throws(ValidationFailure) in
+            handle(request, context: context, responder: responder, onWorkers: true) { [preparer] body, contentType, limits throws(ValidationFailure) in
                 try .create(MediaType.isJSON(contentType)
                     ? ProductDraft.decode(json: body, limits: limits, preparer: preparer)
                     : ProductDraft.decode(multipart: body, contentType: contentType, limits: limits, preparer: preparer))
@@ -84,7 +91,7 @@ public final class ProductWrites: Sendable {
         })
         router.add(.patch, "/v1/products/{id}", limit: RateLimitKind.writes.name, .deferred { [self] request, context, responder in
             guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
-            handle(request, context: context, responder: responder, onWorkers: true) { [self] body, contentType throws(ValidationFailure) in
+            handle(request, context: context, responder: responder, onWorkers: true) { [preparer] body, contentType, limits throws(ValidationFailure) in
                 try .update(id: id, MediaType.isJSON(contentType)
                     ? ProductPatch.decode(json: body, limits: limits, preparer: preparer)
                     : ProductPatch.decode(multipart: body, contentType: contentType, limits: limits, preparer: preparer))
@@ -92,7 +99,7 @@ public final class ProductWrites: Sendable {
         })
         router.add(.delete, "/v1/products/{id}", limit: RateLimitKind.writes.name, .deferred { [self] request, context, responder in
             guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
-            handle(request, context: context, responder: responder, jsonOnly: true) { [self] body, _ throws(ValidationFailure) in
+            handle(request, context: context, responder: responder, jsonOnly: true) { body, _, limits throws(ValidationFailure) in
                 .delete(id: id, try ProductDeletion.decode(json: body, limits: limits))
             }
         })
@@ -102,14 +109,32 @@ public final class ProductWrites: Sendable {
         MediaType.essence(of: contentType) == "multipart/form-data"
     }
 
-    /// Checks the media type, decodes off the loop (on the image workers when `onWorkers` and
-    /// there are some), applies `Idempotency-Key`, sends.
+    /// Decides whose credentials the write is made with, checks the media type, decodes off
+    /// the loop (on the image workers when `onWorkers` and there are some), applies
+    /// `Idempotency-Key`, sends. With server-held credentials the body needs no `password`,
+    /// and a delete may have no body at all.
     private func handle(
         _ request: GatewayRequest, context: RouteContext, responder: Responder, jsonOnly: Bool = false, onWorkers: Bool = false,
-        decode: @escaping @Sendable ([UInt8], String) throws(ValidationFailure) -> Operation
+        decode: @escaping @Sendable ([UInt8], String, DraftLimits) throws(ValidationFailure) -> Operation
     ) {
+        let credentials: WriteCredentials?
+        let credentialsError: FieldError?
+        do throws(WriteCredentials.Stop) {
+            credentials = try WriteCredentials.resolve(
+                request, generation: generation, server: serverCredentials, fallbackIdentifier: vendorIdentifier)
+            credentialsError = nil
+        } catch {
+            switch error {
+            case .refused(let refusal): return responder.fail(refusal)
+            case .invalid(let fieldError): (credentials, credentialsError) = (nil, fieldError)
+            }
+        }
+        var writeLimits = limits
+        writeLimits.passwordRequired = !(credentials?.isServerHeld ?? false)
+        let limits = writeLimits
         let contentType = request.headers["Content-Type"] ?? ""
-        guard MediaType.isJSON(contentType) || (!jsonOnly && Self.isMultipart(contentType)) else {
+        let bodiless = jsonOnly && !limits.passwordRequired && request.body.isEmpty
+        guard bodiless || MediaType.isJSON(contentType) || (!jsonOnly && Self.isMultipart(contentType)) else {
             return responder.fail(GatewayError.unsupportedMediaType(
                 jsonOnly ? "Send the body as application/json." : "Send the body as application/json or multipart/form-data."))
         }
@@ -117,35 +142,43 @@ public final class ProductWrites: Sendable {
             return responder.fail(GatewayError.serviceUnavailable("No origin is configured."))
         }
         let loop = origin.loop
-        let identifier = vendorIdentifier(of: request)
         let work: @Sendable () -> Void = { [self] in
             let operation: Operation
             do throws(ValidationFailure) {
-                operation = try decode(request.body, contentType)
+                operation = try decode(request.body, contentType, limits)
             } catch {
-                let identifierErrors = identifier.failure.map { [$0] } ?? []
+                let identifierErrors = credentialsError.map { [$0] } ?? []
                 return responder.fail(GatewayError.invalidFields(error.errors + identifierErrors))
             }
-            if let failure = identifier.failure { return responder.fail(GatewayError.invalidFields([failure])) }
-            let vendor = identifier.value
+            guard let credentials else { return responder.fail(GatewayError.invalidFields(credentialsError.map { [$0] } ?? [])) }
+            do throws(WriteCredentials.Stop) {
+                try credentials.check(password: operation.password)
+            } catch {
+                if case .refused(let refusal) = error { return responder.fail(refusal) }
+            }
             loop.execute { [self] in
                 guard let key = request.headers["Idempotency-Key"], request.method == .post else {
-                    return send(operation, request: request, context: context, origin: origin, identifier: vendor) { response, _ in responder.send(response) }
+                    return send(operation, request: request, context: context, origin: origin, credentials: credentials) { response, _ in responder.send(response) }
                 }
                 guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                     return responder.fail(GatewayError.invalidFields([
                         FieldError(field: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters.")
                     ]))
                 }
-                // Scoped by route and credentials; the identifier written as is is part of the
-                // request: a retry that corrects it is another request. (Hashed, never stored.)
-                let scope = IdempotencyRecord.scope(route: "POST /v1/products", password: operation.password, vendorIdentifier: vendor, key: key)
+                // Scoped by route and credentials (a signed-in caller's: the token's issuer and
+                // subject, so two users of one vendor never share keys); the identifier written as
+                // is is part of the request: a retry that corrects it is another request. (Hashed,
+                // never stored.)
+                let vendor = credentials.identifier
+                let scope = request.identity.map {
+                    IdempotencyRecord.scope(route: "POST /v1/products", issuer: $0.issuer, subject: $0.subject, vendorIdentifier: vendor, key: key)
+                } ?? IdempotencyRecord.scope(route: "POST /v1/products", password: operation.password, vendorIdentifier: vendor, key: key)
                 let fingerprint = IdempotencyRecord.fingerprint(path: request.path, vendorIdentifier: vendor, body: request.body)
                 idempotency.claim(scope: scope, fingerprint: fingerprint, context: context) { [self] claim in
                     switch claim {
                     case .first(let ticket):
                         origin.loop.execute { [self] in
-                            send(operation, request: request, context: context, origin: origin, identifier: vendor) { [self] response, reachedOrigin in
+                            send(operation, request: request, context: context, origin: origin, credentials: credentials) { [self] response, reachedOrigin in
                                 // A request that never reached the origin created nothing: a retry
                                 // with the same key runs afresh.
                                 if reachedOrigin {
@@ -177,37 +210,22 @@ public final class ProductWrites: Sendable {
         return response
     }
 
-    /// The vendor identifier a v2/v2b write is sent with, or the field error that stops it
-    /// (none at all, or a header that is not 1 to 200 visible ASCII characters, on any
-    /// generation). v1 sends none.
-    private func vendorIdentifier(of request: GatewayRequest) -> (value: String?, failure: FieldError?) {
-        if let header = request.headers["Vendor-Identifier"] {
-            // Checked on every generation, as the contract describes it; only v2/v2b send it.
-            guard (1...200).contains(header.utf8.count), header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                return (nil, FieldError(field: "Vendor-Identifier", message: "must be 1 to 200 visible ASCII characters."))
-            }
-            return (generation == .v1 ? nil : header, nil)
-        }
-        guard generation != .v1 else { return (nil, nil) }
-        guard let vendorIdentifier else {
-            return (nil, FieldError(
-                field: "Vendor-Identifier",
-                message: "is required by this origin (\(generation.rawValue)): send the Vendor-Identifier header, or start the gateway with --origin-vendor-identifier."))
-        }
-        return (vendorIdentifier, nil)
-    }
-
     /// Sends `operation` to the origin (each request once; a write is never retried) and
     /// turns the outcome into the client's response. On the loop thread; `completion` runs
     /// there, with whether a request that may change something may have reached the origin.
     private func send(
-        _ operation: Operation, request: GatewayRequest, context: RouteContext, origin: any OriginSending, identifier: String?,
+        _ operation: Operation, request: GatewayRequest, context: RouteContext, origin: any OriginSending, credentials: WriteCredentials,
         completion: @escaping @Sendable (GatewayResponse, Bool) -> Void
     ) {
         let requestID = request.requestID
         let locale = reads.configuration.locales.resolve(acceptLanguage: request.headers["Accept-Language"])
-        // Never shown back to the client, should the origin echo them.
-        let redacted = [identifier, operation.password].compactMap { $0 }
+        let identifier = credentials.identifier
+        let secret = credentials.secret(clientPassword: operation.password)
+        // Never shown back to the client, should the origin echo them: what was sent, and
+        // every credential the gateway holds.
+        let redacted = [identifier, secret, operation.password].compactMap { $0 }.filter { !$0.isEmpty }
+            + (serverCredentials?.store.redactions ?? [])
+        let written = WrittenWith(credentials: credentials, logger: context.logger)
         /// Sends the request that makes the change and answers from its outcome. `followed`:
         /// the request goes where the origin said (the second step of a delete), so its
         /// refusal (other than 404) is the origin's fault, not the client's.
@@ -219,7 +237,9 @@ public final class ProductWrites: Sendable {
                         true)
                 }
                 answer(
-                    response(for: result, operation: operation, productID: productID, locale: locale, requestID: requestID, redacting: redacted),
+                    response(
+                        for: result, operation: operation, productID: productID, locale: locale, requestID: requestID, redacting: redacted,
+                        writtenWith: written),
                     reached: Self.mayHaveReached(result), context: context, completion: completion)
             }
         }
@@ -236,7 +256,7 @@ public final class ProductWrites: Sendable {
         case (.v1, .delete(let id, let deletion)):
             finalStep(originRequest(.delete, generation.detailTarget(id: id), deletion.v1Body(), identifier: nil, requestID: requestID, trace: request.trace), id, false)
         case (_, .create(let draft)):
-            let body = draft.originBody(for: generation, secret: draft.password)
+            let body = draft.originBody(for: generation, secret: secret)
             finalStep(originRequest(.post, "/api/products", body, identifier: identifier, requestID: requestID, trace: request.trace), nil, false)
         case (_, .update(let id, let patch)):
             guard patch.images == nil else {
@@ -245,7 +265,7 @@ public final class ProductWrites: Sendable {
             }
             let patchWith: @Sendable (CurrentPrices?) -> Void = { [self] current in
                 do throws(ValidationFailure) {
-                    let body = try patch.originBody(for: generation, secret: patch.password, current: current)
+                    let body = try patch.originBody(for: generation, secret: secret, current: current)
                     finalStep(originRequest(.patch, generation.detailTarget(id: id), body, identifier: identifier, requestID: requestID, trace: request.trace), id, false)
                 } catch {
                     fail(GatewayError.invalidFields(error.errors), false)
@@ -274,13 +294,17 @@ public final class ProductWrites: Sendable {
                     fail(failure.gatewayError, false)
                 }
             }
-        case (_, .delete(let id, let deletion)):
+        case (_, .delete(let id, _)):
             let action = generation == .v2 ? "secret" : "archived"
-            let ask = originRequest(.post, "/api/products/\(id)/\(action)", deletion.v2SecretBody(), identifier: identifier, requestID: requestID, trace: request.trace)
+            let ask = originRequest(
+                .post, "/api/products/\(id)/\(action)", ProductDeletion(password: secret).v2SecretBody(), identifier: identifier, requestID: requestID,
+                trace: request.trace)
             origin.send(ask, to: endpoint) { [self] result in
                 guard case .success(let answer) = result, (200..<300).contains(answer.status) else {
                     return self.answer(
-                        response(for: result, operation: operation, productID: id, locale: locale, requestID: requestID, redacting: redacted),
+                        response(
+                            for: result, operation: operation, productID: id, locale: locale, requestID: requestID, redacting: redacted,
+                            writtenWith: written),
                         reached: Self.mayHaveReached(result), context: context, completion: completion)
                 }
                 let target: String?
@@ -297,6 +321,13 @@ public final class ProductWrites: Sendable {
                 finalStep(originRequest(.delete, target, nil, identifier: identifier, requestID: requestID, trace: request.trace), id, true)
             }
         }
+    }
+
+    /// Whose credentials a write went with, and where to log when the origin refuses the
+    /// gateway's own.
+    private struct WrittenWith: Sendable {
+        let credentials: WriteCredentials
+        let logger: Logger
     }
 
     /// The client's answer, and whether (and for which product) the write may have changed
@@ -351,7 +382,7 @@ public final class ProductWrites: Sendable {
     /// outcomes) say which pages to drop.
     private func response(
         for result: Result<OriginResponse, OriginFailure>, operation: Operation, productID: Int64?, locale: ClientLocale,
-        requestID: String, redacting redacted: [String] = []
+        requestID: String, redacting redacted: [String] = [], writtenWith written: WrittenWith
     ) -> WriteAnswer {
         switch result {
         case .failure(let failure) where !Self.mayHaveReached(result):
@@ -378,6 +409,14 @@ public final class ProductWrites: Sendable {
             return WriteAnswer(response: answer, drops: .product(detail.summary.id))
         case .success(let response) where (400..<500).contains(response.status):
             let refusal = OriginRefusal(originStatus: response.status, body: response.body, redacting: redacted)
+            if refusal.refusedCredentials, case .server(let vendor, _) = written.credentials {
+                // The caller did nothing wrong: the gateway's credentials for its vendor are.
+                written.logger.error(
+                    "the origin refused the vendor credentials the gateway holds; check --vendor-credentials-file",
+                    metadata: ["vendor": .string(vendor), "origin_status": .stringConvertible(response.status), "detail": .string(refusal.detail)])
+                return WriteAnswer(response: GatewayError.badGateway(
+                    "The origin refused the credentials the gateway holds for this vendor; nothing was changed.").response(requestID: requestID))
+            }
             return WriteAnswer(response: GatewayError(
                 status: refusal.status, type: GatewayError.typePrefix + "origin-refused", title: HTTPStatus.reasonPhrase(refusal.status),
                 detail: refusal.detail

@@ -28,6 +28,12 @@ public struct AuthConfiguration: Sendable {
     public var required: Required = .writes
     /// `--auth-write-scope`: a scope writes need; nil for none.
     public var writeScope: String?
+    /// `--vendor-credentials-file`: v2/v2b vendor credentials the gateway writes with for a
+    /// verified token's vendor; nil: clients send the vendor secret as `password`.
+    public var vendorCredentialsFile: String?
+    /// `--auth-vendor-claim`: the claim whose string value names the token's vendor in
+    /// that file.
+    public var vendorClaim = "vendor"
     /// The least time between two key set fetches for unknown `kid`s (the first load counts).
     /// Not a flag: tests shorten it.
     var refetchSpacing: Duration = .seconds(30)

@@ -35,6 +35,15 @@ public enum IdempotencyRecord {
         ReplicaNamespace.digest([Array(route.utf8), Array(password.utf8), Array((vendorIdentifier ?? "").utf8), Array(key.utf8)])
     }
 
+    /// The key's scope for a signed-in caller: hex SHA-256 of the route, the token's issuer
+    /// and subject (two users of one vendor never share keys; the password plays no part),
+    /// the vendor identifier and the key. Never equal to a ``scope(route:password:vendorIdentifier:key:)``.
+    public static func scope(route: String, issuer: String, subject: String, vendorIdentifier: String?, key: String) -> String {
+        ReplicaNamespace.digest([
+            Array(route.utf8), Array("bearer".utf8), Array(issuer.utf8), Array(subject.utf8), Array((vendorIdentifier ?? "").utf8), Array(key.utf8),
+        ])
+    }
+
     /// The request's fingerprint: hex SHA-256 of its path, the vendor identifier it is sent
     /// with (a retry that corrects it is another request) and its body.
     public static func fingerprint(path: String, vendorIdentifier: String?, body: [UInt8]) -> String {

@@ -35,6 +35,12 @@ struct AuthOptions: ConfigurationOptions {
     @Option(help: "A scope writes need (from the token's scope, space-separated, or scp); default none. (env: GATEWAY_AUTH_WRITE_SCOPE)")
     var authWriteScope: String?
 
+    @Option(help: "JSON file from a vendor (the value of the token's --auth-vendor-claim) to {\"identifier\": …, \"secret\": …}: v2/v2b writes of signed-in callers are made with these, and their bodies need no password. Refused if its group or other users may write it; reloaded on SIGHUP and when it changes. Needs --auth-issuer. (env: GATEWAY_VENDOR_CREDENTIALS_FILE)")
+    var vendorCredentialsFile: String?
+
+    @Option(help: "The token claim whose string value names the caller's vendor in --vendor-credentials-file. (env: GATEWAY_AUTH_VENDOR_CLAIM)")
+    var authVendorClaim: String = "vendor"
+
     /// `--auth-audience` values, each possibly a comma-separated list.
     var audiences: [String] {
         authAudience.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -43,10 +49,14 @@ struct AuthOptions: ConfigurationOptions {
     func validate() throws {
         guard let authIssuer else {
             let others = [authJwksUrl, authJwksFile, authCaFile, authWriteScope].contains { $0 != nil } || !authAudience.isEmpty
-                || authAlgorithms != "RS256,ES256,EdDSA" || authClockSkew != 60 || authRequired != "writes"
+                || authAlgorithms != "RS256,ES256,EdDSA" || authClockSkew != 60 || authRequired != "writes" || authVendorClaim != "vendor"
             if others { throw ValidationError("The --auth-* options need --auth-issuer.") }
+            if vendorCredentialsFile != nil {
+                throw ValidationError("--vendor-credentials-file needs --auth-issuer: only a verified token names the vendor to write as.")
+            }
             return
         }
+        guard (1...255).contains(authVendorClaim.utf8.count) else { throw ValidationError("--auth-vendor-claim must be 1 to 255 bytes.") }
         do {
             try AuthConfiguration.checkURL(authIssuer, role: "--auth-issuer")
             if let authJwksUrl { try AuthConfiguration.checkURL(authJwksUrl, role: "--auth-jwks-url") }
@@ -87,6 +97,8 @@ struct AuthOptions: ConfigurationOptions {
         auth.clockSkew = .seconds(authClockSkew)
         auth.required = AuthConfiguration.Required(rawValue: authRequired) ?? .writes
         auth.writeScope = authWriteScope
+        auth.vendorCredentialsFile = vendorCredentialsFile
+        auth.vendorClaim = authVendorClaim
         configuration.auth = auth
     }
 }

@@ -6,11 +6,16 @@
 ///   counted in Unicode characters (grapheme clusters), after nothing is trimmed.
 /// - 1–5 images on create, at most 5 on update (the v1 server's own error and the v2 course
 ///   requirement), each at most 300 KB = 307 200 bytes (the v2 requirement).
-/// - `password` 1–100 characters (no origin limit is known).
+/// - `password` 1–100 characters (no origin limit is known); required unless
+///   ``passwordRequired`` is false (a v2/v2b write the gateway makes with the vendor
+///   credentials it holds for the caller's verified token).
 public struct DraftLimits: Sendable, Hashable {
     public var title: ClosedRange<Int>
     public var description: ClosedRange<Int>
     public var password: ClosedRange<Int>
+    /// Whether a body without `password` is refused. When false and none is sent, the
+    /// decoded value's `password` is empty (a sent one is never: see ``password``).
+    public var passwordRequired = true
     public var maxImages: Int
     public var maxImageBytes: Int
 

@@ -14,6 +14,10 @@ import Foundation
 public struct OriginRefusal: Sendable, Hashable {
     public var status: Int
     public var detail: String
+    /// Whether the origin refused the identifier or secret themselves (401, or a 400 whose
+    /// text is about them), as opposed to the product (403: another vendor's). When the
+    /// gateway wrote with credentials it holds, that is the gateway's fault, not the caller's.
+    public var refusedCredentials: Bool
 
     /// - Parameter redacting: strings that must not reach the client, such as the vendor
     ///   identifier the gateway sent and the secret, should the origin echo them; each
@@ -25,6 +29,7 @@ public struct OriginRefusal: Sendable, Hashable {
             text = text.map { Self.redact(secret, in: $0) }
         }
         let aboutCredentials = lowered.contains("secret") || lowered.contains("identifier") || lowered.contains("password")
+        refusedCredentials = originStatus == 401 || (originStatus == 400 && aboutCredentials)
         switch originStatus {
         case 401, 403: status = 403
         case 400 where aboutCredentials: status = 403

@@ -6,14 +6,17 @@ public struct ProductDeletion: Sendable, Hashable {
         self.password = password
     }
 
-    /// Reads and validates the JSON body.
-    /// - Throws: ``ValidationFailure`` when the body is not an object with a non-empty `password`.
+    /// Reads and validates the JSON body. When `limits.passwordRequired` is false an empty
+    /// body is a deletion without a password (`password` empty), and so is `{}`.
+    /// - Throws: ``ValidationFailure`` when the body is not an object with a non-empty
+    ///   `password` (or, when none is required, a body that is not an object or whose
+    ///   `password` is not 1 to 100 characters).
     public static func decode(json: [UInt8], limits: DraftLimits = DraftLimits()) throws(ValidationFailure) -> ProductDeletion {
+        if json.isEmpty, !limits.passwordRequired { return ProductDeletion(password: "") }
         var reader = DraftFieldReader(input: try DraftInput.json(json), limits: limits)
-        guard let password = reader.string("password", required: true, length: limits.password) else {
-            throw ValidationFailure(reader.errors)
-        }
-        return ProductDeletion(password: password)
+        let password = reader.string("password", required: limits.passwordRequired, length: limits.password)
+        guard reader.errors.isEmpty else { throw ValidationFailure(reader.errors) }
+        return ProductDeletion(password: password ?? "")
     }
 
     /// The v1 `DELETE /item/{id}` body: `{"password": "…"}` as `application/json`.

@@ -15,7 +15,9 @@ public struct ProductDraft: Sendable, Hashable {
     public var discountedPrice: Decimal?
     public var currency: String
     public var stock: Int64
-    /// The item password (v1 authorises updates and deletes with it).
+    /// The item password (v1 authorises updates and deletes with it; v2/v2b: the vendor
+    /// secret). Empty when none was sent, which only ``DraftLimits/passwordRequired`` false
+    /// allows.
     public var password: String
     public var images: [ImageUpload]
 
@@ -43,17 +45,17 @@ public struct ProductDraft: Sendable, Hashable {
         let discountedPrice = reader.amount("discountedPrice", required: false, nullable: true)
         let currency = reader.currency("currency", required: true)
         let stock = reader.count("stock", required: true)
-        let password = reader.string("password", required: true, length: limits.password)
+        let password = reader.string("password", required: limits.passwordRequired, length: limits.password)
         let images = reader.images(count: 1...limits.maxImages)
         if let price, let discountedPrice, discountedPrice > price {
             reader.fail("discountedPrice", "discountedPrice (the sale price) must not be above price.")
         }
-        guard reader.errors.isEmpty, let title, let description, let price, let currency, let stock, let password, let images else {
+        guard reader.errors.isEmpty, let title, let description, let price, let currency, let stock, let images else {
             throw ValidationFailure(reader.errors)
         }
         return ProductDraft(
             title: title, description: description, price: price, discountedPrice: discountedPrice,
-            currency: currency, stock: stock, password: password, images: images
+            currency: currency, stock: stock, password: password ?? "", images: images
         )
     }
 }

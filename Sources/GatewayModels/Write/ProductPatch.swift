@@ -43,7 +43,7 @@ public struct ProductPatch: Sendable, Hashable {
         patch.discountedPrice = reader.amount("discountedPrice", required: false)
         patch.currency = reader.currency("currency", required: false)
         patch.stock = reader.count("stock", required: false)
-        let password = reader.string("password", required: true, length: limits.password)
+        let password = reader.string("password", required: limits.passwordRequired, length: limits.password)
         // Absent: keep the current images. Present: 1 to 5 that replace them (an empty list is
         // refused rather than read as "keep", as openapi.yaml's minItems says).
         patch.images = reader.images(count: 1...limits.maxImages, required: false)
@@ -53,8 +53,8 @@ public struct ProductPatch: Sendable, Hashable {
         if reader.errors.isEmpty, patch.isEmpty {
             reader.fail("body", "Nothing to update: send at least one field besides password.")
         }
-        guard reader.errors.isEmpty, let password else { throw ValidationFailure(reader.errors) }
-        patch.password = password
+        guard reader.errors.isEmpty else { throw ValidationFailure(reader.errors) }
+        patch.password = password ?? ""
         return patch
     }
 

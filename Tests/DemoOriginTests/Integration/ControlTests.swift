@@ -18,7 +18,7 @@ extension DemoOriginIntegrationTests {
                     _ = try client.request("GET", "/__admin/faults")
                     let counts = try client.request("GET", "/__admin/counts")
                     #expect(counts.header("Content-Type") == "application/json")
-                    #expect(counts.text == #"{"total":9,"routes":{"DELETE /item/{id}":1,"GET (unmatched)":1,"GET /images/{file}":1,"GET /item/{id}":2,"GET /items/{page}":3,"HEAD /item/{id}":1},"paths":{"DELETE /item/7":1,"GET /images/7-1.png":1,"GET /item/7":1,"GET /item/x%20y":1,"GET /items/1":2,"GET /items/2":1,"GET /nowhere":1,"HEAD /item/7":1}}"#)
+                    #expect(counts.text == #"{"total":9,"authorized":0,"routes":{"DELETE /item/{id}":1,"GET (unmatched)":1,"GET /images/{file}":1,"GET /item/{id}":2,"GET /items/{page}":3,"HEAD /item/{id}":1},"paths":{"DELETE /item/7":1,"GET /images/7-1.png":1,"GET /item/7":1,"GET /item/x%20y":1,"GET /items/1":2,"GET /items/2":1,"GET /nowhere":1,"HEAD /item/7":1}}"#)
                 }
                 let counts = origin.counts
                 #expect(counts.total == 9)

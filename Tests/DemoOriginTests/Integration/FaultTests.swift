@@ -19,7 +19,7 @@ extension DemoOriginIntegrationTests {
                     return (response, clock.now - before)
                 }
                 #expect(elapsed < .milliseconds(300))
-                #expect(counts.text == #"{"total":1,"routes":{"GET /item/{id}":1},"paths":{"GET /item/1":1}}"#)
+                #expect(counts.text == #"{"total":1,"authorized":0,"routes":{"GET /item/{id}":1},"paths":{"GET /item/1":1}}"#)
                 let delayed = try await slow
                 #expect(delayed.status == 200)
                 #expect(clock.now - started >= .milliseconds(600))
@@ -55,7 +55,7 @@ extension DemoOriginIntegrationTests {
                         }
                         // The admin endpoint still answers, and the dropped request was counted.
                         let counts = try RawHTTPClient(port: port).request("GET", "/__admin/counts")
-                        #expect(counts.text == #"{"total":1,"routes":{"GET /items/{page}":1},"paths":{"GET /items/1":1}}"#)
+                        #expect(counts.text == #"{"total":1,"authorized":0,"routes":{"GET /items/{page}":1},"paths":{"GET /items/1":1}}"#)
                     }
                     origin.setFaults(DemoFaults())
                     let back = try await offPool { try RawHTTPClient(port: port).request("GET", "/items/1") }

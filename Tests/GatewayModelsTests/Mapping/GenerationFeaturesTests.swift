@@ -126,17 +126,17 @@ import Testing
     @Test func originRefusalsMapToOneContract() {
         #expect(OriginRefusal(originStatus: 403, body: Array(#"{"error":true,"reason":"Wrong password"}"#.utf8))
             == OriginRefusal.expected(403, "Wrong password"))
-        #expect(OriginRefusal(originStatus: 401, body: Array("unknown identifier".utf8)) == .expected(403, "unknown identifier"))
+        #expect(OriginRefusal(originStatus: 401, body: Array("unknown identifier".utf8)) == .expected(403, "unknown identifier", refusedCredentials: true))
         #expect(OriginRefusal(originStatus: 400, body: Array("secret does not match the identifier".utf8))
-            == .expected(403, "secret does not match the identifier"))
+            == .expected(403, "secret does not match the identifier", refusedCredentials: true))
         #expect(OriginRefusal(originStatus: 400, body: Array("bad\u{7}\nname  too short".utf8)) == .expected(400, "bad name too short"))
         #expect(OriginRefusal(originStatus: 404, body: Array("product not found".utf8)) == .expected(404, "product not found"))
         #expect(OriginRefusal(originStatus: 409, body: []) == .expected(409, "The origin refused the request (409)."))
         // Echoes of what the gateway sent are redacted, whole words only, after the mapping.
         #expect(OriginRefusal(originStatus: 400, body: Array("secret does not match the identifier".utf8), redacting: ["r", "e"])
-            == .expected(403, "secret does not match the identifier"))
+            == .expected(403, "secret does not match the identifier", refusedCredentials: true))
         #expect(OriginRefusal(originStatus: 401, body: Array("unknown identifier 5e1e-aa (secret pw1234)".utf8), redacting: ["5e1e-aa", "pw1234"])
-            == .expected(403, "unknown identifier [redacted] (secret [redacted])"))
+            == .expected(403, "unknown identifier [redacted] (secret [redacted])", refusedCredentials: true))
     }
 
     @Test func v2PatchesUseTheOriginsCurrentPrices() throws {
@@ -165,10 +165,11 @@ import Testing
 }
 
 extension OriginRefusal {
-    static func expected(_ status: Int, _ detail: String) -> OriginRefusal {
+    static func expected(_ status: Int, _ detail: String, refusedCredentials: Bool = false) -> OriginRefusal {
         var refusal = OriginRefusal(originStatus: status, body: [])
         refusal.status = status
         refusal.detail = detail
+        refusal.refusedCredentials = refusedCredentials
         return refusal
     }
 }

@@ -58,4 +58,27 @@ import Testing
         }
         #expect(ProductDeletion(password: "a\"b").v1Body() == OriginRequestBody(contentType: "application/json", bytes: #"{"password":"a\"b"}"#.bytes))
     }
+
+    /// A write made with vendor credentials the gateway holds: `password` may be left out
+    /// (then empty), a delete may have no body; one sent is still checked.
+    @Test func thePasswordMayBeLeftOutWhenNotRequired() throws {
+        var limits = DraftLimits()
+        limits.passwordRequired = false
+        #expect(try ProductDeletion.decode(json: [], limits: limits).password == "")
+        #expect(try ProductDeletion.decode(json: "{}".bytes, limits: limits).password == "")
+        #expect(try ProductDeletion.decode(json: #"{"password":"p"}"#.bytes, limits: limits).password == "p")
+        #expect(throws: ValidationFailure([FieldError(field: "password", message: "password must be 1 to 100 characters long; it has 0.")])) {
+            try ProductDeletion.decode(json: #"{"password":""}"#.bytes, limits: limits)
+        }
+        #expect(throws: ValidationFailure.self) { try ProductDeletion.decode(json: [], limits: DraftLimits()) }
+        let patch = try ProductPatch.decode(json: #"{"stock":4}"#.bytes, limits: limits)
+        #expect(patch.password == "" && patch.stock == 4)
+        #expect(throws: ValidationFailure([FieldError(field: "body", message: "Nothing to update: send at least one field besides password.")])) {
+            try ProductPatch.decode(json: "{}".bytes, limits: limits)
+        }
+        let image = Data(png).base64EncodedString()
+        let draft = try ProductDraft.decode(
+            json: #"{"title":"t","description":"d","price":1,"currency":"USD","stock":1,"images":[{"data":"\#(image)"}]}"#.bytes, limits: limits)
+        #expect(draft.password == "")
+    }
 }

@@ -31,7 +31,7 @@ struct ReadPathHarness {
     /// origin runs in it, and the gateway talks to it as its first vendor.
     static func with(
         threads: Int = 2, generation: OriginGeneration = .v1, demo: (inout DemoOriginConfiguration) -> Void = { _ in },
-        configure: (inout GatewayConfiguration) -> Void = { _ in },
+        configure: (inout GatewayConfiguration) -> Void = { _ in }, logger gatewayLogger: Logger? = nil,
         _ body: (ReadPathHarness) async throws -> Void
     ) async throws {
         let logger = Logger.quiet("read-path-test")
@@ -47,9 +47,10 @@ struct ReadPathHarness {
         configuration.images.cacheDirectory = directory
         configure(&configuration)
         let metrics = GatewayMetrics()
-        let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
+        let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics, logger: gatewayLogger ?? logger)
         let server = GatewayServer(
-            configuration: configuration, router: routes.router, logger: logger, metrics: metrics, authenticator: routes.authenticator)
+            configuration: configuration, router: routes.router, logger: gatewayLogger ?? logger, metrics: metrics, authenticator: routes.authenticator,
+            vendorCredentials: routes.vendorCredentials)
         try server.start()
         defer {
             server.shutdown()

@@ -160,7 +160,13 @@ import Testing
         #expect(auth.required == .all)
         #expect(auth.writeScope == "products:write")
         #expect(auth.keySource == .discovery(issuer: "https://id.example.com/"))
+        #expect(auth.vendorCredentialsFile == nil && auth.vendorClaim == "vendor")
         #expect(try GatewayCommand.parse([]).gatewayConfiguration.auth == nil)
+        let vendors = try GatewayCommand.parse([
+            "--auth-issuer", "https://id.example.com/", "--auth-audience", "api", "--vendor-credentials-file", "/run/secrets/vendors.json",
+            "--auth-vendor-claim", "org_id",
+        ]).gatewayConfiguration.auth
+        #expect(vendors?.vendorCredentialsFile == "/run/secrets/vendors.json" && vendors?.vendorClaim == "org_id")
     }
 
     /// Each refused at start, with the reason.
@@ -171,6 +177,8 @@ import Testing
             (issuer + ["--auth-audience", "api", "--auth-algorithms", "HS256"], "--auth-algorithms: HS256 is an HMAC algorithm, whose key would have to be the key set's public bytes: only RS, PS, ES and EdDSA algorithms."),
             (issuer, "--auth-audience is required with --auth-issuer: the API's audience, so that ID tokens and tokens for other APIs are refused."),
             (["--auth-audience", "api"], "The --auth-* options need --auth-issuer."),
+            (["--vendor-credentials-file", "/run/secrets/vendors.json"], "--vendor-credentials-file needs --auth-issuer: only a verified token names the vendor to write as."),
+            (["--auth-vendor-claim", "org"], "The --auth-* options need --auth-issuer."),
             (["--rate-limit-key", "subject"], "--rate-limit-key subject needs --auth-issuer: only a verified token names a user."),
             (["--rate-limit-key", "user"], "--rate-limit-key must be address or subject."),
             (["--auth-issuer", "http://id.example.com/", "--auth-audience", "api"], "--auth-issuer http://id.example.com/ must be https (http only on 127.0.0.1, ::1 or localhost)."),
