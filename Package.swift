@@ -160,6 +160,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A small OpenID Connect identity provider for `gateway --demo-auth`: a key made at
+        // start, its key set, tokens for the demo vendors. Not on the app.
+        .target(
+            name: "DemoIdentityProvider",
+            dependencies: [
+                "Routing",
+                "HTTPCodec",
+                "Transport",
+                "HTTPInterface",
+                "GatewayModels",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The `demo-origin` executable.
         .executableTarget(
             name: "DemoOriginCLI",
@@ -184,6 +198,7 @@ let package = Package(
                 "GatewayModels",
                 "Observability",
                 "DemoOrigin",
+                "DemoIdentityProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -227,7 +242,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "GatewayRuntime", "Routing", "Transport", "RedisClient", "GatewayCLI", "GatewayModels", "HTTPInterface", "Observability",
-                "BodyCompression", "CHiredis", "COpenSSL", "DemoOrigin", "ImageProcessing", "TestSupport", "TestPhotos",
+                "BodyCompression", "CHiredis", "COpenSSL", "DemoOrigin", "DemoIdentityProvider", "ImageProcessing", "TestSupport", "TestPhotos",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),

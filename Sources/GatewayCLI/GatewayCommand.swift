@@ -1,4 +1,5 @@
 import ArgumentParser
+import DemoIdentityProvider
 import DemoOrigin
 import Foundation
 import Gateway
@@ -46,7 +47,10 @@ struct GatewayCommand: ParsableCommand {
         if replicas.redisUrl != nil, images.imageSigningKey == nil {
             throw ValidationError("--redis-url needs --image-signing-key: every replica must sign image URLs with the same key, and a generated key is each replica's own.")
         }
-        if rateLimits.rateLimitKey == "subject", auth.authIssuer == nil {
+        if auth.demoAuth, origin.origin != nil {
+            throw ValidationError("--demo-auth runs beside the embedded demo origin: leave out --origin.")
+        }
+        if rateLimits.rateLimitKey == "subject", auth.authIssuer == nil, !auth.demoAuth {
             throw ValidationError("--rate-limit-key subject needs --auth-issuer: only a verified token names a user.")
         }
         if let adminPort = admin.adminPort {
@@ -85,6 +89,7 @@ struct GatewayCommand: ParsableCommand {
         let logger = Logger(label: "gateway")
         let metrics = GatewayMetrics()
         var demoOrigin: DemoOrigin?
+        var identityProvider: DemoIdentityProvider?
         do {
             var configuration = try makeConfiguration()
             // Without --origin the gateway brings its own: the demo origin on a loopback port,
@@ -99,13 +104,30 @@ struct GatewayCommand: ParsableCommand {
                     configuration.origin.vendorIdentifier = demo.vendors.first?.identifier
                 }
             }
-            let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics, logger: logger)
+            // --demo-auth: an identity provider beside the demo origin, and its vendors'
+            // credentials held in memory.
+            var vendorCredentials: VendorCredentialStore?
+            if auth.demoAuth {
+                let vendors = DemoVendor.demo.map { (claim: DemoIdentityProvider.claim(forVendorNamed: $0.name), vendor: $0) }
+                let provider = DemoIdentityProvider(vendors: vendors.map { ($0.claim, $0.vendor.name) }, logger: Logger(label: "demo-identity-provider"))
+                identityProvider = provider
+                configuration.auth = AuthConfiguration(issuer: try provider.start(), audiences: [DemoIdentityProvider.audience])
+                vendorCredentials = VendorCredentialStore(credentials: Dictionary(uniqueKeysWithValues: vendors.map {
+                    ($0.claim, VendorCredential(identifier: $0.vendor.identifier, secret: $0.vendor.secret))
+                }))
+            }
+            let routes = try GatewayApplication.originRoutes(
+                configuration: configuration, metrics: metrics, logger: logger, vendorCredentials: vendorCredentials)
             let server = GatewayServer(
                 configuration: configuration, router: routes.router, logger: logger, metrics: metrics, replicaListener: routes.replicaListener,
                 authenticator: routes.authenticator, vendorCredentials: routes.vendorCredentials)
             try server.start()
             let admin = try GatewayApplication.adminServer(configuration: configuration, routes: routes, metrics: metrics, logger: logger)
             try admin?.start()
+            if let identityProvider {
+                let text = identityProvider.howTo(gateway: "http://127.0.0.1:\(server.port)", generation: configuration.origin.generation.rawValue)
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
             // A vendor credentials file is looked at every 10 s (or the TLS files' interval) for
             // secret volumes, which change files without a signal.
             let reloadEvery = configuration.tls?.reloadInterval ?? (routes.vendorCredentials?.path.isEmpty == false ? .seconds(10) : nil)
@@ -115,9 +137,11 @@ struct GatewayCommand: ParsableCommand {
             logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
             admin?.shutdown()
             server.shutdown()
+            identityProvider?.shutdown()
             demoOrigin?.shutdown()
         } catch {
             logger.critical("cannot start", metadata: ["error": .string("\(error)")])
+            identityProvider?.shutdown()
             demoOrigin?.shutdown()
             LogWriter.standardError.flush()
             throw ExitCode.failure

@@ -2,6 +2,14 @@
 public protocol ResponseSink: Sendable {
     /// Takes the response; may be called on any thread. Called at most once per request.
     func deliver(_ response: GatewayResponse)
+    /// Names the request's verified user for the access line once it is known only after
+    /// the handler was chosen (a token judged after its key set was fetched again). Called on
+    /// the loop that owns the request, before `deliver`.
+    func identify(user: String)
+}
+
+extension ResponseSink {
+    public func identify(user: String) {}
 }
 
 /// Handed to every handler with its request. Call `send` or `fail` exactly once, from any
@@ -17,6 +25,11 @@ public struct Responder: Sendable {
 
     public func send(_ response: GatewayResponse) {
         sink.deliver(response)
+    }
+
+    /// See ``ResponseSink/identify(user:)``: on the request's loop, before answering.
+    public func identify(user: String) {
+        sink.identify(user: user)
     }
 
     /// Answers with `error` as problem+json; an error that is not a `GatewayError` becomes

@@ -84,6 +84,7 @@ public final class RouterApplication: ServerApplication {
             authenticator.resume(pending, on: loop) { [self] decided in
                 var routing = routing
                 routing.authentication = decided
+                if case .verified(let identity) = decided { responder.identify(user: identity.subject) }
                 handle(request, routing: routing, services: services, responder: responder)
             }
         }

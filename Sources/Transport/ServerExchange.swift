@@ -33,7 +33,8 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     /// the loop before the handler runs.
     var rateLimit: RateLimitFields?
     /// The verified bearer token's subject, for the access line's `user`; set on the loop
-    /// before the handler runs.
+    /// before the handler runs, or by ``identify(user:)`` once a token waiting for keys is
+    /// judged.
     var user: String?
 
     init(
@@ -50,6 +51,11 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         client = connection.peer
         self.acceptsGzip = acceptsGzip
         self.started = started
+    }
+
+    /// On the connection's loop (the routing application's resume runs there).
+    func identify(user: String) {
+        self.user = user
     }
 
     func deliver(_ response: GatewayResponse) {

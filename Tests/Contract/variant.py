@@ -57,6 +57,18 @@ def main() -> None:
         # documented on PATCH), checked by IntegrationTests.GenerationWrites.
         schemas["ProductUpdate"]["properties"]["images"] = False
 
+    # This run's gateway has no sign-in, so every write needs its `password` (and a delete its
+    # body), as `WritePassword` says; the contract lists them optional because with sign-in and
+    # --vendor-credentials-file a v2/v2b write may leave them out (IntegrationTests.VendorCredentials).
+    # The copy makes them required again, as they are here.
+    for name in ("ProductCreate", "ProductCreateForm"):
+        schemas[name]["required"].append("password")
+    for name in ("ProductUpdate", "ProductUpdateForm", "ProductDelete"):
+        schemas[name]["required"] = ["password"]
+    for name in ("ProductUpdate", "ProductUpdateForm"):
+        schemas[name]["minProperties"] = 2
+    paths["/v1/products/{id}"]["delete"]["requestBody"]["required"] = True
+
     with open(target, "w", encoding="utf-8") as handle:
         yaml.safe_dump(document, handle, allow_unicode=True, sort_keys=False)
 

@@ -41,12 +41,24 @@ struct AuthOptions: ConfigurationOptions {
     @Option(help: "The token claim whose string value names the caller's vendor in --vendor-credentials-file. (env: GATEWAY_AUTH_VENDOR_CLAIM)")
     var authVendorClaim: String = "vendor"
 
+    @Flag(help: "Try sign-in with nothing else installed: beside the embedded demo origin, start a small identity provider on 127.0.0.1 (a key made at start) and write as the token's demo vendor; prints how to get a token. Not with --origin or any other option of this group. (env: GATEWAY_DEMO_AUTH=true)")
+    var demoAuth = false
+
     /// `--auth-audience` values, each possibly a comma-separated list.
     var audiences: [String] {
         authAudience.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     func validate() throws {
+        if demoAuth {
+            let others = [authIssuer, authJwksUrl, authJwksFile, authCaFile, authWriteScope, vendorCredentialsFile].contains { $0 != nil }
+                || !authAudience.isEmpty || authAlgorithms != "RS256,ES256,EdDSA" || authClockSkew != 60 || authRequired != "writes"
+                || authVendorClaim != "vendor"
+            if others {
+                throw ValidationError("--demo-auth brings its own identity provider and vendor credentials: leave out the --auth-* options and --vendor-credentials-file.")
+            }
+            return
+        }
         guard let authIssuer else {
             let others = [authJwksUrl, authJwksFile, authCaFile, authWriteScope].contains { $0 != nil } || !authAudience.isEmpty
                 || authAlgorithms != "RS256,ES256,EdDSA" || authClockSkew != 60 || authRequired != "writes" || authVendorClaim != "vendor"

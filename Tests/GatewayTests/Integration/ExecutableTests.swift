@@ -1,3 +1,4 @@
+import DemoOrigin
 import Foundation
 import Testing
 import TestSupport
@@ -150,6 +151,47 @@ extension IntegrationTests {
             // Neither the vendor identifier nor the secret reaches the log.
             #expect(!log.contains("5e1e3f0a-6a4c-11ed-a1eb-0242ac120002"))
             #expect(!log.contains("demo-secret-1"))
+        }
+
+        /// `--demo-auth`: an identity provider beside the demo origin; a token from its
+        /// `/token` writes on v2 as the token's vendor with no password; no token is 401.
+        @Test func demoAuthWritesWithATokenAndNoSecret() async throws {
+            var environment = ProcessInfo.processInfo.environment
+            environment.removeValue(forKey: "GATEWAY_ORIGIN")
+            environment.merge(Self.cacheDirectory) { _, new in new }
+            let gateway = try BuiltExecutable(
+                "gateway", arguments: ["--demo-auth", "--origin-generation", "v2", "--host", "127.0.0.1", "--port", "0", "--threads", "1"],
+                environment: environment)
+            let seen = Self.readUntilListening(gateway)
+            let gatewayPort = try #require(seen.firstMatch(of: Self.gatewayListening).flatMap { Int($0.1) })
+            let match = try #require(seen.firstMatch(of: /issuer=http:\/\/127\.0\.0\.1:(\d+) \[DemoIdentityProvider\] demo identity provider listening/))
+            let providerPort = try #require(Int(match.1))
+            let png = Data(IntegrationTests.WritePath.png).base64EncodedString()
+            let (token, unknown) = try await offPool {
+                let client = try RawHTTPClient(port: providerPort)
+                let form = ["Content-Type: application/x-www-form-urlencoded"]
+                let answer = try client.request("POST", "/token", headers: form, body: Array("vendor=second-shop&user=kim".utf8))
+                let unknown = try client.request("POST", "/token", headers: form, body: Array("vendor=nobody".utf8))
+                return (try answer.json()["access_token"] as? String, unknown)
+            }
+            #expect(unknown.status == 400)
+            #expect(unknown.text == #"{"error":"invalid_request","error_description":"vendor must be one of: demo-market, second-shop."}"#)
+            let bearer = try #require(token)
+            let (created, anonymous) = try await offPool {
+                let client = try RawHTTPClient(port: gatewayPort)
+                let created = try client.request(
+                    "POST", "/v1/products", headers: ["Content-Type: application/json", "Authorization: Bearer \(bearer)"],
+                    body: Array(#"{"title":"lamp","description":"with a token","price":100,"currency":"KRW","stock":1,"images":[{"data":"\#(png)"}]}"#.utf8))
+                return (created, try client.request("DELETE", "/v1/products/5"))
+            }
+            #expect(created.status == 201)
+            #expect(Generations.vendor(try created.json()["vendor"]) == "2:Second Shop")
+            #expect(anonymous.status == 401)
+            gateway.signal(SIGTERM)
+            #expect(try await gateway.waitForExit() == 0)
+            let log = seen + gateway.remainingStderr()
+            #expect(log.contains("user=kim [Gateway] POST /v1/products 201"))
+            #expect(!log.contains(bearer) && !log.contains(DemoVendor.demo[1].secret))
         }
 
         @Test func refusesBadConfigurationWithAMessage() async throws {

@@ -38,7 +38,7 @@ extension IntegrationTests {
         /// A gateway on `generation` with sign-in and `file`; logs at trace level into a pipe
         /// whose text `body` gets from its `logs` closure.
         private func with(
-            _ generation: OriginGeneration, file: String,
+            _ generation: OriginGeneration, file: String, spacing: Duration = .seconds(30),
             _ body: (TestIdentityProvider, ReadPathHarness, @escaping () throws -> String) async throws -> Void
         ) async throws {
             let provider = try TestIdentityProvider()
@@ -55,7 +55,7 @@ extension IntegrationTests {
                 return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             }
             try await ReadPathHarness.with(generation: generation, configure: { configuration in
-                provider.configure(&configuration)
+                provider.configure(&configuration, spacing: spacing)
                 configuration.auth?.vendorCredentialsFile = file
                 // Without the file the gateway would write as this one: it must not.
                 configuration.origin.vendorIdentifier = Self.second.identifier
@@ -120,6 +120,24 @@ extension IntegrationTests {
                 for secret in [token, Self.first.secret, Self.first.identifier, Self.second.secret, Self.second.identifier] {
                     #expect(!text.contains(secret))
                 }
+            }
+        }
+
+        /// A write whose token names a key published after the set loaded waits for the set
+        /// to be fetched again, then goes out as the token's vendor; its access line names
+        /// the user like any other.
+        @Test func aWriteWaitingForARotatedKeyNamesItsUser() async throws {
+            let file = try Self.credentialsFile()
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            try await with(.v2, file: file, spacing: .milliseconds(50)) { provider, harness, logs in
+                provider.addKey("k2", publish: false)
+                provider.publish(["k1", "k2"])
+                try await Task.sleep(for: .milliseconds(100))
+                let token = provider.token(kid: "k2", subject: "rotated-user", extra: #""vendor":"demo-market""#)
+                let deleted = try await send(harness.port, "DELETE", "/v1/products/2", token: token, headers: [])
+                #expect(deleted.status == 200)
+                #expect(provider.keySetFetches == 2)
+                #expect(try logs().contains("user=rotated-user [Gateway] DELETE /v1/products/2 200"))
             }
         }
 

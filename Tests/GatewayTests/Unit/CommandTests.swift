@@ -179,6 +179,8 @@ import Testing
             (["--auth-audience", "api"], "The --auth-* options need --auth-issuer."),
             (["--vendor-credentials-file", "/run/secrets/vendors.json"], "--vendor-credentials-file needs --auth-issuer: only a verified token names the vendor to write as."),
             (["--auth-vendor-claim", "org"], "The --auth-* options need --auth-issuer."),
+            (["--demo-auth", "--origin", "http://127.0.0.1:9"], "--demo-auth runs beside the embedded demo origin: leave out --origin."),
+            (["--demo-auth", "--auth-issuer", "https://id.example.com/"], "--demo-auth brings its own identity provider and vendor credentials: leave out the --auth-* options and --vendor-credentials-file."),
             (["--rate-limit-key", "subject"], "--rate-limit-key subject needs --auth-issuer: only a verified token names a user."),
             (["--rate-limit-key", "user"], "--rate-limit-key must be address or subject."),
             (["--auth-issuer", "http://id.example.com/", "--auth-audience", "api"], "--auth-issuer http://id.example.com/ must be https (http only on 127.0.0.1, ::1 or localhost)."),
