@@ -133,6 +133,12 @@ public final class GatewayMetrics: Sendable {
 
     /// Counts one reload of the process's files: `files` names them (`tls`), `outcome` is `ok`
     /// or `failed` (the files in use stay).
+    /// Counts an origin fetch that failed and put its key in backoff (`started`), or one not
+    /// sent because its key was backing off (`held`).
+    package func originBackoff(_ outcome: String) {
+        counter("gateway_origin_backoff_total", [("outcome", outcome)]).increment()
+    }
+
     package func fileReload(files: String, outcome: String) {
         counter("gateway_reloads_total", [("files", files), ("outcome", outcome)]).increment()
     }

@@ -99,7 +99,8 @@ public enum GatewayApplication {
         readPath.privateAnswers = configuration.auth?.required == .all
         let reads = ProductReads(
             endpoint: endpoint, generation: configuration.origin.generation, configuration: readPath, compression: configuration.compression, metrics: metrics,
-            imageURL: images.imageURL, shared: shared, images: images)
+            imageURL: images.imageURL, shared: shared, images: images,
+            backoff: FetchBackoff(first: configuration.origin.retryFirst, maximum: configuration.origin.retryMax))
         // A retry waits for the running create with its key as long as that can take.
         let waitBound = configuration.origin.client.requestTimeout + .seconds(1)
         let idempotency: any IdempotencyLedger = configuration.redis == nil

@@ -30,6 +30,10 @@ extension ProductReads {
 
     /// Fetches `key` from the origin, maps it, stores it in L1 (unless an invalidation came
     /// since `generation`); `completion` gets the outcome on whichever thread finishes.
+    ///
+    /// While the key backs off after a failure (``FetchBackoff``) nothing is sent: the outcome
+    /// is that failure again at once, with `Retry-After`. A failure (5xx, time-out, connection
+    /// error, unreadable answer) starts or lengthens the backoff; a page or a 404 ends it.
     func fetchFromOrigin(
         _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext, generation: Int,
         completion: @escaping @Sendable (Outcome) -> Void
@@ -37,6 +41,24 @@ extension ProductReads {
         guard let origin = context.origin else {
             completion(.failure(.serviceUnavailable("No origin is configured."), originStatus: nil, fallback: nil))
             return
+        }
+        let originKey = Self.originKey(key)
+        let now = ContinuousClock.now
+        if let held = backoff.blocked(originKey, now: now) {
+            metrics.originBackoff("held")
+            let seconds = max(1, Int(((held.until - now) / .seconds(1)).rounded(.up)))
+            completion(.failure(held.error.adding(header: "Retry-After", String(seconds)), originStatus: held.originStatus, fallback: nil))
+            return
+        }
+        let completion: @Sendable (Outcome) -> Void = { [self] outcome in
+            switch outcome {
+            case .page: backoff.succeeded(originKey)
+            case .failure(let error, let originStatus, _) where Self.startsBackoff(error: error, originStatus: originStatus):
+                backoff.failed(originKey, error: error, originStatus: originStatus, now: .now)
+                metrics.originBackoff("started")
+            case .failure: break
+            }
+            completion(outcome)
         }
         let target: String
         switch kind {
@@ -89,6 +111,15 @@ extension ProductReads {
                 completion(.failure(failure.gatewayError, originStatus: nil, fallback: nil))
             }
         }
+    }
+
+    /// Whether a failed fetch says the origin is failing (and its key should back off): a 5xx,
+    /// no answer (time-out, connection error), or an answer that could not be read. Refusals
+    /// (4xx other than 404) are answers about the request, not the origin's health.
+    static func startsBackoff(error: GatewayError, originStatus: Int?) -> Bool {
+        guard error.status >= 500 else { return false }
+        guard let originStatus else { return true }
+        return originStatus >= 500 || originStatus == 200
     }
 
     /// What an origin status other than 200 (and, for single reads, 404) means for a read.

@@ -95,13 +95,18 @@ public final class ProductReads: Sendable {
     /// The images' placeholders, for `include=placeholders`; nil: answered with every
     /// placeholder null (tests that build the reads alone).
     let images: ImageReads?
+    /// Keys whose origin fetch failed lately, by ``originKey(_:)``: not fetched again before
+    /// their backoff ends (`--origin-retry-max`).
+    let backoff: FetchBackoff<PageCacheKey>
     /// The answer to `q` on an origin that cannot search.
     static let searchUnsupported = GatewayError(status: 501, detail: "Search is not supported by this origin.")
 
     init(
         endpoint: OriginEndpoint, generation: OriginGeneration, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics,
-        imageURL: @escaping ImageURLRewriter = identityImageURL, shared: SharedPages? = nil, images: ImageReads? = nil
+        imageURL: @escaping ImageURLRewriter = identityImageURL, shared: SharedPages? = nil, images: ImageReads? = nil,
+        backoff: FetchBackoff<PageCacheKey> = FetchBackoff()
     ) {
+        self.backoff = backoff
         self.shared = shared
         self.images = images
         lane = images?.lane ?? PrefetchLane(metrics: metrics)
@@ -301,6 +306,12 @@ public final class ProductReads: Sendable {
                 placeholders: query.includePlaceholders)
         case .detail(let id, let placeholders): PageCacheKey(route: .detail, number: id, locale: locale.identifier, placeholders: placeholders)
         }
+    }
+
+    /// What the origin is asked for `key`, whatever the locale and placeholders it is served
+    /// with: the key its backoff is kept under.
+    static func originKey(_ key: PageCacheKey) -> PageCacheKey {
+        PageCacheKey(route: key.route, number: key.number, locale: "", pageSize: key.pageSize, search: key.search)
     }
 
     static func secondsLeft(_ page: CachedPage, _ now: ContinuousClock.Instant) -> Int {

@@ -16,6 +16,10 @@ public struct OriginConfiguration: Sendable {
     public var caFile: String?
     /// Limits of the origin client (per loop).
     public var client = OriginClientConfiguration()
+    /// `--origin-retry-max`: the longest backoff of a page whose fetch failed.
+    public var retryMax: Duration = .seconds(30)
+    /// The first backoff of a page whose fetch failed. Not a flag: tests shorten it.
+    var retryFirst: Duration = .seconds(1)
 
     public init() {}
 }

@@ -30,6 +30,9 @@ struct OriginOptions: ConfigurationOptions {
     @Option(help: "PEM file of CAs trusted for an https origin instead of the system's. (env: GATEWAY_ORIGIN_CA_FILE)")
     var originCaFile: String?
 
+    @Option(help: "Longest backoff, in seconds, of a page whose origin fetch failed: it is not fetched again before its backoff ends (1 s, doubling with jitter up to this); stored pages are served meanwhile and a miss is answered at once. 1 to 3600. (env: GATEWAY_ORIGIN_RETRY_MAX)")
+    var originRetryMax: Double = 30
+
     func validate() throws {
         if let origin {
             guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -46,6 +49,7 @@ struct OriginOptions: ConfigurationOptions {
         }
         guard originConnectTimeout > 0, originTimeout > 0 else { throw ValidationError("Origin timeouts must be positive.") }
         guard (1...1024).contains(originMaxConnections) else { throw ValidationError("--origin-max-connections must be 1 to 1024.") }
+        guard (1...3600).contains(originRetryMax) else { throw ValidationError("--origin-retry-max must be 1 to 3600 seconds.") }
     }
 
     func apply(to configuration: inout GatewayConfiguration) {
@@ -56,6 +60,7 @@ struct OriginOptions: ConfigurationOptions {
         configuration.origin.client.requestTimeout = .seconds(originTimeout)
         configuration.origin.client.maxConnectionsPerLoop = originMaxConnections
         configuration.origin.caFile = originCaFile
+        configuration.origin.retryMax = .milliseconds(Int64(originRetryMax * 1000))
         // Image hosts are resolved within the origin's connect time.
         configuration.images.resolveTimeout = .seconds(originConnectTimeout)
     }

@@ -128,6 +128,10 @@ extension IntegrationTests {
                 #expect(uncached.header("Content-Type") == "application/problem+json")
                 #expect(uncached.header("Cache-Status") == "open-market-gateway; fwd=miss")
                 _ = try harness.origin.resume()
+                // Page 5 backs off after its failure (0.5 to 1 s): then it is fetched.
+                let held = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=5") }
+                #expect(held.status == 502 && held.header("Retry-After") == "1")
+                try await Task.sleep(for: .milliseconds(1100))
                 let recovered = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products?page=5") }
                 #expect(recovered.status == 200)
             }

@@ -50,12 +50,16 @@ import Testing
         try (JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["hasNextPage"] as? Bool
     }
 
-    static func harness(_ configure: (inout ReadPathConfiguration) -> Void = { _ in }) throws -> HandlerHarness {
+    /// - Parameter backoff: the reads' ``FetchBackoff``; by default none (each failure kind
+    ///   reaches the fake origin), as backoffs are tested on their own.
+    static func harness(
+        backoff: FetchBackoff<PageCacheKey> = FetchBackoff(first: .zero, maximum: .zero), _ configure: (inout ReadPathConfiguration) -> Void = { _ in }
+    ) throws -> HandlerHarness {
         var configuration = ReadPathConfiguration()
         configure(&configuration)
         let reads = ProductReads(
             endpoint: try OriginEndpoint(url: "http://origin.test"), generation: .v1, configuration: configuration, compression: ResponseCompression(),
-            metrics: GatewayMetrics())
+            metrics: GatewayMetrics(), backoff: backoff)
         var router = Router()
         reads.register(in: &router)
         return HandlerHarness(router: router, answer: v1Origin)
@@ -114,6 +118,29 @@ import Testing
         #expect(cold.headers["Content-Type"] == "application/problem+json")
         #expect(cold.headers["Cache-Status"] == "open-market-gateway; fwd=miss; fwd-status=503")
         #expect(harness.origin.targets == ["/item/1", "/item/1", "/item/1", "/item/2"])
+    }
+
+    /// While an expired page's key backs off after a failure, it is served as stale-if-error
+    /// with the failure's status, and nothing is sent; a miss gets the failure's problem with
+    /// `Retry-After`.
+    @Test func aKeyBackingOffIsNotFetched() async throws {
+        let harness = try Self.harness(backoff: FetchBackoff(first: .seconds(60), maximum: .seconds(60), jitter: { 1 })) {
+            $0.detailTimeToLive = .zero; $0.cache.staleWhileRevalidate = .zero; $0.cache.staleIfError = .seconds(3600)
+        }
+        let first = await harness.get("/v1/products/1")
+        harness.origin.answer { _ in FakeOrigin.status(503) }
+        _ = await harness.get("/v1/products/1")
+        _ = await harness.get("/v1/products/2")
+        harness.origin.answer { _ in .failure(.connectionLost) }
+        let held = await harness.get("/v1/products/1")
+        #expect(held.status == 200)
+        #expect(held.headers["Cache-Status"] == "open-market-gateway; hit; fwd=stale; fwd-status=503")
+        #expect(held.body == first.body)
+        let cold = await harness.get("/v1/products/2")
+        #expect(cold.status == 502)
+        #expect(cold.headers["Retry-After"] == "60")
+        #expect(cold.headers["Cache-Status"] == "open-market-gateway; fwd=miss; fwd-status=503")
+        #expect(harness.origin.targets == ["/item/1", "/item/1", "/item/2"])
     }
 
     /// Requests for one cold page while its fetch runs join it: one origin request, and
