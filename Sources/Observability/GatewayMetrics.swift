@@ -139,6 +139,17 @@ public final class GatewayMetrics: Sendable {
         counter("gateway_origin_backoff_total", [("outcome", outcome)]).increment()
     }
 
+    /// Counts a change of the origin's circuit breaker (`to`: `open`, `half-open`, `closed`).
+    package func originBreakerTransition(to state: String) {
+        counter("gateway_origin_breaker_transitions_total", [("to", state)]).increment()
+    }
+
+    /// Counts a request not sent because the origin's breaker was open (`kind`: `read` or
+    /// `write`).
+    package func originBreakerRefused(_ kind: String) {
+        counter("gateway_origin_breaker_refused_total", [("kind", kind)]).increment()
+    }
+
     package func fileReload(files: String, outcome: String) {
         counter("gateway_reloads_total", [("files", files), ("outcome", outcome)]).increment()
     }

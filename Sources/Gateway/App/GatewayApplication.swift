@@ -97,10 +97,27 @@ public enum GatewayApplication {
             origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics, lane: lane, shared: shared)
         var readPath = configuration.readPath
         readPath.privateAnswers = configuration.auth?.required == .all
+        let breaker = CircuitBreaker(name: "origin", settings: configuration.origin.breaker) { transition in
+            switch transition {
+            case .opened(let reason):
+                metrics.originBreakerTransition(to: "open")
+                logger.warning("origin circuit breaker opened: nothing is sent to the origin for a while", metadata: [
+                    "reason": .string(reason), "open_seconds": .stringConvertible(configuration.origin.breaker.openFor.components.seconds),
+                ])
+            case .reopened:
+                metrics.originBreakerTransition(to: "open")
+            case .halfOpened:
+                metrics.originBreakerTransition(to: "half-open")
+            case .closed:
+                metrics.originBreakerTransition(to: "closed")
+                logger.info("origin circuit breaker closed: the origin answered a probe")
+            }
+        }
         let reads = ProductReads(
             endpoint: endpoint, generation: configuration.origin.generation, configuration: readPath, compression: configuration.compression, metrics: metrics,
             imageURL: images.imageURL, shared: shared, images: images,
-            backoff: FetchBackoff(first: configuration.origin.retryFirst, maximum: configuration.origin.retryMax))
+            backoff: FetchBackoff(first: configuration.origin.retryFirst, maximum: configuration.origin.retryMax),
+            breaker: configuration.origin.breaker.isOff ? nil : breaker)
         // A retry waits for the running create with its key as long as that can take.
         let waitBound = configuration.origin.client.requestTimeout + .seconds(1)
         let idempotency: any IdempotencyLedger = configuration.redis == nil
@@ -132,7 +149,8 @@ public enum GatewayApplication {
                 logger: logger)
             return BearerAuthenticator(configuration: auth, keys: keys, metrics: metrics)
         }
-        let readiness = Readiness(endpoint: endpoint, generation: configuration.origin.generation, authKeys: authenticator?.keys)
+        let readiness = Readiness(
+            endpoint: endpoint, generation: configuration.origin.generation, authKeys: authenticator?.keys, breaker: reads.breaker)
         let purger = CachePurger(reads: reads, images: images)
         return OriginRoutes(
             router: router(

@@ -31,8 +31,9 @@ extension ProductReads {
     /// Fetches `key` from the origin, maps it, stores it in L1 (unless an invalidation came
     /// since `generation`); `completion` gets the outcome on whichever thread finishes.
     ///
-    /// While the key backs off after a failure (``FetchBackoff``) nothing is sent: the outcome
-    /// is that failure again at once, with `Retry-After`. A failure (5xx, time-out, connection
+    /// While the key backs off after a failure (``FetchBackoff``), or the origin's breaker is
+    /// open (``CircuitBreaker``), nothing is sent: the outcome is that failure again, or 503,
+    /// at once, with `Retry-After`. A failure (5xx, time-out, connection
     /// error, unreadable answer) starts or lengthens the backoff; a page or a 404 ends it.
     func fetchFromOrigin(
         _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext, generation: Int,
@@ -48,6 +49,12 @@ extension ProductReads {
             metrics.originBackoff("held")
             let seconds = max(1, Int(((held.until - now) / .seconds(1)).rounded(.up)))
             completion(.failure(held.error.adding(header: "Retry-After", String(seconds)), originStatus: held.originStatus, fallback: nil))
+            return
+        }
+        // The origin's breaker open: nothing is sent, and the key does not back off for it.
+        if let breaker, case .refused(let retryAfter) = breaker.admit(now: now) {
+            metrics.originBreakerRefused("read")
+            completion(.failure(breaker.refusal(retryAfter: retryAfter), originStatus: nil, fallback: nil))
             return
         }
         let completion: @Sendable (Outcome) -> Void = { [self] outcome in
@@ -87,7 +94,7 @@ extension ProductReads {
         case .detail(let id, _): target = originGeneration.detailTarget(id: id)
         }
         let originRequest = OriginRequest(method: .get, target: target, requestID: request.requestID, trace: request.trace)
-        origin.send(originRequest, to: endpoint) { [self] result in
+        send(originRequest, via: origin) { [self] result in
             switch result {
             case .success(let response) where response.status == 200:
                 // Mapping and compression are CPU work: off the loop.

@@ -96,7 +96,7 @@ extension ProductReads {
         let originRequest = OriginRequest(
             method: .get, target: OriginGeneration.v1ListTarget(page: number), requestID: wave.request.requestID, trace: wave.request.trace)
         let sentAt = ContinuousClock.now
-        origin.send(originRequest, to: endpoint) { [self] result in
+        send(originRequest, via: origin) { [self] result in
             switch result {
             case .success(let response) where response.status == 200:
                 DispatchQueue.global().async { [self] in

@@ -98,15 +98,23 @@ public final class ProductReads: Sendable {
     /// Keys whose origin fetch failed lately, by ``originKey(_:)``: not fetched again before
     /// their backoff ends (`--origin-retry-max`).
     let backoff: FetchBackoff<PageCacheKey>
+    /// The origin's circuit breaker; nil: none (tests that build the reads alone).
+    let breaker: CircuitBreaker?
+    /// Refreshes of stored pages while the origin recovers go through these, a few at a time
+    /// (``capsRefresh(_:now:)``).
+    let refreshSlots = RefreshSlots(limit: ProductReads.recoveryRefreshes)
+    /// How many stored pages are refreshed at once while the origin recovers.
+    static let recoveryRefreshes = 4
     /// The answer to `q` on an origin that cannot search.
     static let searchUnsupported = GatewayError(status: 501, detail: "Search is not supported by this origin.")
 
     init(
         endpoint: OriginEndpoint, generation: OriginGeneration, configuration: ReadPathConfiguration, compression: ResponseCompression, metrics: GatewayMetrics,
         imageURL: @escaping ImageURLRewriter = identityImageURL, shared: SharedPages? = nil, images: ImageReads? = nil,
-        backoff: FetchBackoff<PageCacheKey> = FetchBackoff()
+        backoff: FetchBackoff<PageCacheKey> = FetchBackoff(), breaker: CircuitBreaker? = nil
     ) {
         self.backoff = backoff
+        self.breaker = breaker
         self.shared = shared
         self.images = images
         lane = images?.lane ?? PrefetchLane(metrics: metrics)
@@ -238,13 +246,26 @@ public final class ProductReads: Sendable {
             metrics.cacheEvent("stale", cache: "page")
             cached!.page.prefetch?.used()
             responder.send(answer(cached!.page, request, locale, status: CacheStatus.staleWhileRevalidating, now: now))
-            fetch(kind, key: key, locale: locale, request: request, context: context) { _ in }
+            guard capsRefresh(key, now: now) else { return fetch(kind, key: key, locale: locale, request: request, context: context) { _ in } }
+            guard refreshSlots.take() else { return metrics.cacheEvent("refresh_deferred", cache: "page") }
+            fetch(kind, key: key, locale: locale, request: request, context: context) { [self] _ in refreshSlots.give() }
             return
         case .expired, nil:
             metrics.cacheEvent(cached == nil ? "miss" : "expired", cache: "page")
         }
+        // An expired page while the origin recovers: refreshed if a slot is free, else served
+        // as it is (a later read refreshes it).
+        var slot = false
+        if let stored = cached?.page, capsRefresh(key, now: now) {
+            guard refreshSlots.take() else {
+                metrics.cacheEvent("refresh_deferred", cache: "page")
+                return responder.send(answer(stored, request, locale, status: CacheStatus.refreshDeferred, now: now))
+            }
+            slot = true
+        }
         let fwd = cached == nil ? "miss" : "stale"
-        fetch(kind, key: key, locale: locale, request: request, context: context) { [self] outcome in
+        fetch(kind, key: key, locale: locale, request: request, context: context) { [self, slot] outcome in
+            if slot { refreshSlots.give() }
             let now = ContinuousClock.now
             switch outcome {
             case .page(let page, let hasNextPage, let tier):
@@ -306,6 +327,24 @@ public final class ProductReads: Sendable {
                 placeholders: query.includePlaceholders)
         case .detail(let id, let placeholders): PageCacheKey(route: .detail, number: id, locale: locale.identifier, placeholders: placeholders)
         }
+    }
+
+    /// Whether refreshing the stored page of `key` must take one of the ``refreshSlots``: the
+    /// origin recovers from an outage (its breaker closed lately) or this key failed lately,
+    /// and the refresh would reach the origin now (a key still backing off sends nothing).
+    func capsRefresh(_ key: PageCacheKey, now: ContinuousClock.Instant) -> Bool {
+        let originKey = Self.originKey(key)
+        guard breaker?.recovering(now: now) == true || backoff.hasRecord(originKey) else { return false }
+        return backoff.blocked(originKey, now: now) == nil
+    }
+
+    /// Sends a read to the origin, through the breaker when there is one (which records how it
+    /// ended). On `origin`'s loop.
+    func send(
+        _ request: OriginRequest, via origin: any OriginSending, completion: @escaping (Result<OriginResponse, OriginFailure>) -> Void
+    ) {
+        guard let breaker else { return origin.send(request, to: endpoint, completion: completion) }
+        breaker.send(request, via: origin, to: endpoint, completion: completion)
     }
 
     /// What the origin is asked for `key`, whatever the locale and placeholders it is served

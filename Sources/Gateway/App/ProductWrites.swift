@@ -45,6 +45,9 @@ public final class ProductWrites: Sendable {
     let workers: ImageWorkers?
     /// v2/v2b credentials held for signed-in callers; nil: the client sends the secret.
     let serverCredentials: ServerVendorCredentials?
+    /// The origin's circuit breaker (the reads' too); while it is open a write is answered 503
+    /// unsent.
+    var breaker: CircuitBreaker? { reads.breaker }
 
     /// - Parameter idempotency: where `Idempotency-Key` records live; in this process when nil.
     init(
@@ -218,6 +221,11 @@ public final class ProductWrites: Sendable {
         completion: @escaping @Sendable (GatewayResponse, Bool) -> Void
     ) {
         let requestID = request.requestID
+        if let breaker, case .refused(let retryAfter) = breaker.admit(now: .now) {
+            // Nothing reached the origin: a retry with the same Idempotency-Key runs afresh.
+            reads.metrics.originBreakerRefused("write")
+            return completion(breaker.refusal(retryAfter: retryAfter).response(requestID: requestID), false)
+        }
         let locale = reads.configuration.locales.resolve(acceptLanguage: request.headers["Accept-Language"])
         let identifier = credentials.identifier
         let secret = credentials.secret(clientPassword: operation.password)
@@ -230,7 +238,7 @@ public final class ProductWrites: Sendable {
         /// the request goes where the origin said (the second step of a delete), so its
         /// refusal (other than 404) is the origin's fault, not the client's.
         let finalStep: @Sendable (OriginRequest, Int64?, Bool) -> Void = { [self] originRequest, productID, followed in
-            origin.send(originRequest, to: endpoint) { [self] result in
+            reads.send(originRequest, via: origin) { [self] result in
                 if followed, case .success(let answer) = result, (400..<500).contains(answer.status), answer.status != 404 {
                     return completion(
                         GatewayError.badGateway("The origin refused the delete address it gave (\(answer.status)).").response(requestID: requestID),
@@ -273,7 +281,7 @@ public final class ProductWrites: Sendable {
             }
             guard patch.needsCurrentPrices(for: generation) else { return patchWith(nil) }
             // The prices as the origin has them now: never the cache, which may be stale.
-            origin.send(originRequest(.get, generation.detailTarget(id: id), nil, identifier: nil, requestID: requestID, trace: request.trace), to: endpoint) {
+            reads.send(originRequest(.get, generation.detailTarget(id: id), nil, identifier: nil, requestID: requestID, trace: request.trace), via: origin) {
                 [self] result in
                 switch result {
                 case .success(let answer) where answer.status == 200:
@@ -299,7 +307,7 @@ public final class ProductWrites: Sendable {
             let ask = originRequest(
                 .post, "/api/products/\(id)/\(action)", ProductDeletion(password: secret).v2SecretBody(), identifier: identifier, requestID: requestID,
                 trace: request.trace)
-            origin.send(ask, to: endpoint) { [self] result in
+            reads.send(ask, via: origin) { [self] result in
                 guard case .success(let answer) = result, (200..<300).contains(answer.status) else {
                     return self.answer(
                         response(

@@ -38,8 +38,12 @@ public final class Readiness: Sendable {
     private let generation: OriginGeneration
     /// With `--auth-issuer`: the key set's state for the body's `authKeys`.
     private let authKeys: AuthKeys?
+    /// The origin's breaker, for the body's `originBreaker`; a probe goes through it (and may
+    /// be the half-open breaker's probe). nil: none.
+    private let breaker: CircuitBreaker?
 
-    public init(endpoint: OriginEndpoint, generation: OriginGeneration, authKeys: AuthKeys? = nil) {
+    init(endpoint: OriginEndpoint, generation: OriginGeneration, authKeys: AuthKeys? = nil, breaker: CircuitBreaker? = nil) {
+        self.breaker = breaker
         self.endpoint = endpoint
         self.generation = generation
         self.authKeys = authKeys
@@ -53,6 +57,7 @@ public final class Readiness: Sendable {
                 var status = status(draining: true)
                 status.redis = redis
                 status.authKeys = authKeys?.status.rawValue
+                status.originBreaker = breaker?.state.rawValue
                 return responder.send(Self.response(status, requestID: request.requestID))
             }
             let now = ContinuousClock.now
@@ -63,6 +68,7 @@ public final class Readiness: Sendable {
                 status.draining = context.draining
                 status.redis = redis
                 status.authKeys = self.authKeys?.status.rawValue
+                status.originBreaker = self.breaker?.state.rawValue
                 responder.send(Self.response(status, requestID: request.requestID))
             }
             var waiterID = 0
@@ -75,7 +81,8 @@ public final class Readiness: Sendable {
                     return (.wait, !state.probing)
                 }
                 let snapshot = ReadinessStatus(
-                    draining: false, origin: state.origin, checkedAt: state.checkedAt, redis: redis, authKeys: authKeys?.status.rawValue)
+                    draining: false, origin: state.origin, checkedAt: state.checkedAt, redis: redis, authKeys: authKeys?.status.rawValue,
+                    originBreaker: breaker?.state.rawValue)
                 guard now - checked >= Self.reuse, !state.probing else { return (.answer(snapshot), false) }
                 state.probing = true
                 return (.answerAndProbe(snapshot), true)
@@ -102,13 +109,19 @@ public final class Readiness: Sendable {
     private func probe(_ origin: (any OriginSending)?, requestID: String) {
         guard let origin else { return finish(up: false) }
         let target = generation == .v1 ? OriginGeneration.v1ListTarget(page: 1) : "/healthChecker"
-        origin.send(OriginRequest(method: .get, target: target, requestID: requestID), to: endpoint) { [self] result in
+        let request = OriginRequest(method: .get, target: target, requestID: requestID)
+        let answered: (Result<OriginResponse, OriginFailure>) -> Void = { [self] result in
             guard case .success(let response) = result, response.status == 200 else { return finish(up: false) }
             guard generation != .v1 else { return finish(up: true) }
             // `"OK"`, a JSON string; some deployments may send the bare word.
             let text = String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             finish(up: text == "\"OK\"" || text == "OK")
         }
+        guard let breaker else { return origin.send(request, to: endpoint, completion: answered) }
+        // An open breaker is the origin's state already: nothing is sent. Past its open time
+        // this probe may be the one that tries the origin again.
+        guard case .refused = breaker.admit(now: .now) else { return breaker.send(request, via: origin, to: endpoint, completion: answered) }
+        finish(up: false)
     }
 
     private func finish(up: Bool) {

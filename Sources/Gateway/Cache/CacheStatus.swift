@@ -22,6 +22,9 @@ enum CacheStatus {
     static func staleIfError(status: Int?) -> String {
         "\(name); hit; fwd=stale; \(status.map { "fwd-status=\($0)" } ?? "detail=origin-unreachable")"
     }
+    /// Served as stored, past its time to live, because the origin is recovering from an
+    /// outage and only a few stored pages are refreshed at once.
+    static let refreshDeferred = "\(name); hit; fwd=stale; detail=refresh-deferred"
     /// Fetched from the origin (`fwd` = `miss` or `stale`) and stored.
     static func stored(fwd: String) -> String { "\(name); fwd=\(fwd); stored" }
     /// Fetched from the origin and not stored (an error).

@@ -75,6 +75,11 @@ final class FetchBackoff<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// Whether `key` failed lately and has not succeeded since (its backoff may have ended).
+    func hasRecord(_ key: Key) -> Bool {
+        entries.withLock { $0[key] != nil }
+    }
+
     /// Keys with a backoff on record (tests, metrics).
     var count: Int { entries.withLock { $0.count } }
 

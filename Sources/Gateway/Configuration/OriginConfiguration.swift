@@ -20,6 +20,8 @@ public struct OriginConfiguration: Sendable {
     public var retryMax: Duration = .seconds(30)
     /// The first backoff of a page whose fetch failed. Not a flag: tests shorten it.
     var retryFirst: Duration = .seconds(1)
+    /// `--origin-breaker-*`: when nothing is sent to a failing origin for a while.
+    public var breaker = BreakerConfiguration()
 
     public init() {}
 }

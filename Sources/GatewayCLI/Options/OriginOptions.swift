@@ -33,6 +33,18 @@ struct OriginOptions: ConfigurationOptions {
     @Option(help: "Longest backoff, in seconds, of a page whose origin fetch failed: it is not fetched again before its backoff ends (1 s, doubling with jitter up to this); stored pages are served meanwhile and a miss is answered at once. 1 to 3600. (env: GATEWAY_ORIGIN_RETRY_MAX)")
     var originRetryMax: Double = 30
 
+    @Option(help: "Origin failures in a row (5xx or no answer) that open its circuit breaker: then nothing is sent to the origin for --origin-breaker-open seconds; stored pages serve, the rest is answered 503 at once. 0: never on a run alone. (env: GATEWAY_ORIGIN_BREAKER_FAILURES)")
+    var originBreakerFailures: Int = 5
+
+    @Option(help: "Share of failed origin requests over --origin-breaker-window (with at least 20 requests) that opens the breaker, 0.05 to 1; 0: never on a ratio. (env: GATEWAY_ORIGIN_BREAKER_RATIO)")
+    var originBreakerRatio: Double = 0.5
+
+    @Option(help: "Seconds over which --origin-breaker-ratio is counted, 1 to 3600. (env: GATEWAY_ORIGIN_BREAKER_WINDOW)")
+    var originBreakerWindow: Double = 10
+
+    @Option(help: "Seconds the breaker stays open before one request may try the origin again (half-open), 0.1 to 3600. (env: GATEWAY_ORIGIN_BREAKER_OPEN)")
+    var originBreakerOpen: Double = 5
+
     func validate() throws {
         if let origin {
             guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -50,6 +62,12 @@ struct OriginOptions: ConfigurationOptions {
         guard originConnectTimeout > 0, originTimeout > 0 else { throw ValidationError("Origin timeouts must be positive.") }
         guard (1...1024).contains(originMaxConnections) else { throw ValidationError("--origin-max-connections must be 1 to 1024.") }
         guard (1...3600).contains(originRetryMax) else { throw ValidationError("--origin-retry-max must be 1 to 3600 seconds.") }
+        guard (0...1000).contains(originBreakerFailures) else { throw ValidationError("--origin-breaker-failures must be 0 to 1000.") }
+        guard originBreakerRatio == 0 || (0.05...1).contains(originBreakerRatio) else {
+            throw ValidationError("--origin-breaker-ratio must be 0 (off) or 0.05 to 1.")
+        }
+        guard (1...3600).contains(originBreakerWindow) else { throw ValidationError("--origin-breaker-window must be 1 to 3600 seconds.") }
+        guard (0.1...3600).contains(originBreakerOpen) else { throw ValidationError("--origin-breaker-open must be 0.1 to 3600 seconds.") }
     }
 
     func apply(to configuration: inout GatewayConfiguration) {
@@ -61,6 +79,10 @@ struct OriginOptions: ConfigurationOptions {
         configuration.origin.client.maxConnectionsPerLoop = originMaxConnections
         configuration.origin.caFile = originCaFile
         configuration.origin.retryMax = .milliseconds(Int64(originRetryMax * 1000))
+        configuration.origin.breaker.failures = originBreakerFailures
+        configuration.origin.breaker.ratio = originBreakerRatio == 0 ? 2 : originBreakerRatio
+        configuration.origin.breaker.window = .milliseconds(Int64(originBreakerWindow * 1000))
+        configuration.origin.breaker.openFor = .milliseconds(Int64(originBreakerOpen * 1000))
         // Image hosts are resolved within the origin's connect time.
         configuration.images.resolveTimeout = .seconds(originConnectTimeout)
     }

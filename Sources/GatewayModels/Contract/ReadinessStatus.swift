@@ -3,7 +3,8 @@
 /// Ready (200, `application/json`): `{"status":"ready","origin":"up","checkedAt":"…"}`;
 /// `origin` is `up`, `down`, or `unknown` (with `checkedAt` null) before the first probe ends;
 /// with `--redis-url`, `"redis":"up"|"down"` follows (the status stays 200: reads fail open);
-/// with `--auth-issuer`, `"authKeys":"fresh"|"stale"|"missing"`.
+/// with `--auth-issuer`, `"authKeys":"fresh"|"stale"|"missing"`; then the origin's breaker,
+/// `"originBreaker":"closed"|"open"|"half-open"`.
 /// Draining (503, `application/problem+json`): RFC 9457 reserves `status` for the HTTP status,
 /// so the same facts are extension members: `{"type","title","status":503,"detail",
 /// "requestId","readiness":"draining","origin","checkedAt"}`.
@@ -28,8 +29,15 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
     /// worked), `stale` (it failed; the last good set verifies) or `missing` (never loaded:
     /// requests that need a token get 503). nil, and left out, without authentication.
     public var authKeys: String?
+    /// The origin's circuit breaker: `closed` (requests go), `open` (none goes for a while;
+    /// stored pages serve, the rest is answered 503 at once) or `half-open` (one probe at a
+    /// time). nil, and left out, where there is none.
+    public var originBreaker: String?
 
-    public init(draining: Bool, origin: Origin?, checkedAt: String?, redis: Origin? = nil, authKeys: String? = nil) {
+    public init(
+        draining: Bool, origin: Origin?, checkedAt: String?, redis: Origin? = nil, authKeys: String? = nil, originBreaker: String? = nil
+    ) {
+        self.originBreaker = originBreaker
         self.draining = draining
         self.origin = origin
         self.checkedAt = checkedAt
@@ -71,6 +79,9 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
         }
         if let authKeys {
             writer.key("authKeys"); writer.string(authKeys)
+        }
+        if let originBreaker {
+            writer.key("originBreaker"); writer.string(originBreaker)
         }
     }
 }

@@ -143,6 +143,37 @@ import Testing
         #expect(harness.origin.targets == ["/item/1", "/item/1", "/item/2"])
     }
 
+    /// After failures, stored pages of the keys that failed are refreshed a few at a time
+    /// (``ProductReads/recoveryRefreshes``): the others are served as stored and refreshed by
+    /// a later read, so a recovering origin does not get every stale key at once.
+    @Test func keysThatFailedAreRefreshedAFewAtATime() async throws {
+        let harness = try Self.harness(backoff: FetchBackoff(first: .milliseconds(1), maximum: .milliseconds(1), jitter: { 1 })) {
+            $0.detailTimeToLive = .zero; $0.cache.staleWhileRevalidate = .seconds(60)
+        }
+        let ids = 1...6
+        for id in ids { _ = await harness.get("/v1/products/\(id)") }
+        harness.origin.answer { _ in FakeOrigin.status(503) }
+        for id in ids { _ = await harness.get("/v1/products/\(id)") }
+        await harness.settle()
+        #expect(harness.origin.targets.count == 12)
+        try await Task.sleep(for: .milliseconds(5))
+        // Recovered, but slow: the refreshes wait at the origin.
+        harness.origin.answer(with: Self.v1Origin)
+        harness.origin.hold()
+        var served: [GatewayResponse] = []
+        for id in ids { served.append(await harness.get("/v1/products/\(id)")) }
+        await harness.settle()
+        #expect(served.allSatisfy { $0.status == 200 && $0.headers["Cache-Status"] == "open-market-gateway; hit; fwd=stale; detail=revalidating" })
+        #expect(Array(harness.origin.targets.dropFirst(12)) == ["/item/1", "/item/2", "/item/3", "/item/4"])
+        harness.origin.release()
+        await harness.settle()
+        // The slots are free again; every stale key refreshes on its next read, the two
+        // deferred ones too.
+        for id in ids { _ = await harness.get("/v1/products/\(id)") }
+        await harness.settle()
+        #expect(Array(harness.origin.targets.dropFirst(16)) == ids.map { "/item/\($0)" })
+    }
+
     /// Requests for one cold page while its fetch runs join it: one origin request, and
     /// every request gets the page.
     @Test func concurrentMissesForOnePageMakeOneOriginRequest() async throws {
