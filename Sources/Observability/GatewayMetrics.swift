@@ -144,6 +144,12 @@ public final class GatewayMetrics: Sendable {
         counter("gateway_origin_breaker_transitions_total", [("to", state)]).increment()
     }
 
+    /// Counts a change of an image host's circuit breaker (`to`: `open`, `half-open`,
+    /// `closed`); hosts are in the log, not in labels.
+    package func imageHostBreakerTransition(to state: String) {
+        counter("gateway_image_host_breaker_transitions_total", [("to", state)]).increment()
+    }
+
     /// Counts a request not sent because the origin's breaker was open (`kind`: `read` or
     /// `write`).
     package func originBreakerRefused(_ kind: String) {

@@ -93,8 +93,23 @@ public enum GatewayApplication {
                 staleIfError: configuration.readPath.cache.staleIfError, lockTime: client.connectTimeout + client.requestTimeout,
                 waitBound: client.connectTimeout + client.requestTimeout, metrics: metrics)
         }
+        let hostBreakers = configuration.origin.breaker.isOff ? nil : HostBreakers(settings: configuration.origin.breaker) { host, transition in
+            switch transition {
+            case .opened(let reason):
+                metrics.imageHostBreakerTransition(to: "open")
+                logger.warning("image host circuit breaker opened: nothing is sent to it for a while", metadata: [
+                    "host": .string(host), "reason": .string(reason),
+                ])
+            case .reopened: metrics.imageHostBreakerTransition(to: "open")
+            case .halfOpened: metrics.imageHostBreakerTransition(to: "half-open")
+            case .closed:
+                metrics.imageHostBreakerTransition(to: "closed")
+                logger.info("image host circuit breaker closed: the host answered a probe", metadata: ["host": .string(host)])
+            }
+        }
         let images = try ImageReads(
-            origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics, lane: lane, shared: shared)
+            origin: endpoint, configuration: configuration.images, signer: signer, metrics: metrics, lane: lane, shared: shared,
+            breakers: hostBreakers)
         var readPath = configuration.readPath
         readPath.privateAnswers = configuration.auth?.required == .all
         let breaker = CircuitBreaker(name: "origin", settings: configuration.origin.breaker) { transition in

@@ -32,16 +32,32 @@ struct SharedTierFetch: Sendable {
         switch found {
         case .fresh(let entry): fromShared(entry)
         case .unavailable: fromOrigin(finish)
-        case .miss(let version, let stale):
+        case .miss(_, let stale, let backoff?):
+            // Another replica's fetch failed lately: back off here too, and answer as it did.
+            heldByReplica(backoff, stale: stale)
+        case .miss(let version, let stale, nil):
             shared.lock(names, version: version, redis: redis) { mine in locked(mine, version: version, stale: stale) }
         }
+    }
+
+    private func heldByReplica(_ backoff: SharedBackoff, stale: SharedPageRecord.Entry?) {
+        let now = ContinuousClock.now
+        let originKey = ProductReads.originKey(key)
+        reads.backoff.adopt(originKey, until: now + backoff.left, error: backoff.error, originStatus: backoff.originStatus)
+        reads.metrics.originBackoff("held")
+        let seconds = max(1, Int((backoff.left / .seconds(1)).rounded(.up)))
+        finish(.failure(backoff.error.adding(header: "Retry-After", String(seconds)), originStatus: backoff.originStatus, fallback: stale?.page))
     }
 
     /// One replica fetches; the others wait for its entry, then fetch themselves.
     private func locked(_ mine: Bool, version: String, stale: SharedPageRecord.Entry?) {
         if mine { return fetchAndShare(version: version, stale: stale) }
-        shared.waitForEntry(names, version: version, until: .now + shared.waitBound, redis: redis) { entry in
-            if let entry { fromShared(entry) } else { fetchAndShare(version: version, stale: stale) }
+        shared.waitForEntry(names, version: version, until: .now + shared.waitBound, redis: redis) { waited in
+            switch waited {
+            case .entry(let entry): fromShared(entry)
+            case .backoff(let backoff): heldByReplica(backoff, stale: stale)
+            case .nothing: fetchAndShare(version: version, stale: stale)
+            }
         }
     }
 
@@ -60,7 +76,15 @@ struct SharedTierFetch: Sendable {
             }
             finish(.page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: true)))
         case .failure(let error, let originStatus, _):
-            redis.loop.execute { shared.unlock(names, version: version, redis: redis) }
+            // A failure that started a backoff here is shared, so other replicas do not retry.
+            let now = ContinuousClock.now
+            let held = ProductReads.startsBackoff(error: error, originStatus: originStatus)
+                ? reads.backoff.blocked(ProductReads.originKey(key), now: now) : nil
+            redis.loop.execute {
+                guard let held else { return shared.unlock(names, version: version, redis: redis) }
+                shared.backOff(
+                    names, version: version, SharedBackoff(status: error.status, originStatus: originStatus, left: held.until - now), redis: redis)
+            }
             finish(.failure(error, originStatus: originStatus, fallback: stale?.page))
         }
     }

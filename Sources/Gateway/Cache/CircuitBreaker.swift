@@ -184,6 +184,15 @@ extension CircuitBreaker {
         }
     }
 
+    /// The answer while an image host's breaker keeps requests from it: 503 with `Retry-After`.
+    func imageRefusal(retryAfter: Duration) -> GatewayError {
+        let seconds = max(1, Int((retryAfter / .seconds(1)).rounded(.up)))
+        return GatewayError(
+            status: 503, type: GatewayError.typePrefix + "origin-unavailable", title: "Service Unavailable",
+            detail: "The image's server is failing, so the gateway is leaving it alone for a moment. Retry after Retry-After seconds.",
+            headers: ["Retry-After": String(seconds)])
+    }
+
     /// The answer while the breaker keeps requests from the origin: 503 with `Retry-After`,
     /// saying nothing was sent (a write may be retried safely).
     func refusal(retryAfter: Duration) -> GatewayError {

@@ -67,6 +67,16 @@ final class FetchBackoff<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// Takes a backoff another replica started (``SharedBackoff``): `key` is not fetched before
+    /// `until` here either. A longer one already on record is kept.
+    func adopt(_ key: Key, until: ContinuousClock.Instant, error: GatewayError, originStatus: Int?) {
+        entries.withLock { entries in
+            if let entry = entries[key], entry.until >= until { return }
+            if entries[key] == nil, entries.count >= maxKeys { Self.makeRoom(&entries, now: .now, for: maxKeys) }
+            entries[key] = Entry(until: until, failures: entries[key]?.failures ?? 1, error: error, originStatus: originStatus)
+        }
+    }
+
     /// Records a successful fetch of `key`: its backoff is forgotten.
     func succeeded(_ key: Key) {
         entries.withLock { entries in

@@ -30,6 +30,9 @@ struct ImageFetcher: Sendable {
     var resolveTimeout: Duration = .seconds(2)
     /// Host name to addresses; blocking, so it runs on a global queue.
     var resolve: @Sendable (String) -> [ResolvedAddress] = AddressResolver.resolve
+    /// One breaker per image host: while a host's is open nothing is sent to it and the fetch
+    /// answers 503 at once. nil: none.
+    var breakers: HostBreakers?
 
     /// What an origin image may be.
     static let sourceFormats: Set<ImageFormat> = [.jpeg, .png, .gif, .webp]
@@ -55,6 +58,11 @@ struct ImageFetcher: Sendable {
             completion(.failure(Self.notAllowed))
             return
         }
+        let breaker = breakers?.breaker(for: "\(destination.host.lowercased()):\(destination.port)")
+        if let breaker, case .refused(let retryAfter) = breaker.admit(now: .now) {
+            completion(.failure(breaker.imageRefusal(retryAfter: retryAfter)))
+            return
+        }
         let resolve = self.resolve
         let decided = OnceFlag()
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(resolveTimeout / .nanoseconds(1)))) {
@@ -78,7 +86,11 @@ struct ImageFetcher: Sendable {
                 let request = OriginRequest(
                     method: .get, target: destination.target, headers: ["Accept": "image/*"], requestID: requestID,
                     maxResponseBytes: maxBytes)
-                client.send(request, to: endpoint) { result in
+                let send: (@escaping (Result<OriginResponse, OriginFailure>) -> Void) -> Void = { answered in
+                    guard let breaker else { return client.send(request, to: endpoint, completion: answered) }
+                    breaker.send(request, via: client, to: endpoint, completion: answered)
+                }
+                send { result in
                     switch result {
                     case .success(let response):
                         if [301, 302, 303, 307, 308].contains(response.status) {

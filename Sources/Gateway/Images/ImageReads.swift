@@ -63,18 +63,21 @@ public final class ImageReads: Sendable {
     ///   be created. Its index is rebuilt here, before any loop serves.
     /// - Parameter lane: the process's prefetch lane (nil: one of its own, sized for the
     ///   default `--origin-max-connections`).
+    /// - Parameter breakers: one circuit breaker per image host (nil: none).
     init(
         origin: OriginEndpoint, configuration: ImageConfiguration, signer: ImageSigner, metrics: GatewayMetrics, lane: PrefetchLane? = nil,
-        shared: SharedPages? = nil
+        shared: SharedPages? = nil, breakers: HostBreakers? = nil
     ) throws {
         self.signer = signer
         self.shared = shared
         self.metrics = metrics
         self.lane = lane ?? PrefetchLane(metrics: metrics)
         fetchedAhead = FetchedAheadSources(metrics: metrics)
-        fetcher = ImageFetcher(
+        var fetcher = ImageFetcher(
             policy: ImageHostPolicy(origin: origin, allowedHosts: configuration.allowedHosts), maxBytes: configuration.maxImageBytes,
             maxRedirects: configuration.maxRedirects, resolveTimeout: configuration.resolveTimeout)
+        fetcher.breakers = breakers
+        self.fetcher = fetcher
         memory = ImageMemoryCache(budget: configuration.memoryBytes)
         disk = configuration.diskBytes > 0
             ? try ImageDiskCache(directory: configuration.cacheDirectory + "/images", budget: configuration.diskBytes) : nil

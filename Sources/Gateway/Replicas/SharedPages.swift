@@ -47,18 +47,22 @@ final class SharedPages: Sendable {
         /// A fresh entry: serve it.
         case fresh(SharedPageRecord.Entry)
         /// No fresh entry. A page fetched now is stored under `version`; `stale` is an older
-        /// entry still inside the stale-if-error window, to serve if the origin fails.
-        case miss(version: String, stale: SharedPageRecord.Entry?)
+        /// entry still inside the stale-if-error window, to serve if the origin fails;
+        /// `backoff`: a replica's fetch of it failed lately and it backs off (see
+        /// ``SharedBackoff``).
+        case miss(version: String, stale: SharedPageRecord.Entry?, backoff: SharedBackoff? = nil)
         /// Redis could not be asked: go to the origin, store nothing in the shared tier.
         case unavailable
     }
 
     /// KEYS[1] the version counter, KEYS[2] the purge epoch (which `POST /admin/purge` of
     /// every page moves on); ARGV the entry key's prefix and suffix. Answers the version
-    /// (`<epoch>.<counter>`) and the entry stored under it (or nil).
+    /// (`<epoch>.<counter>`), the entry stored under it (or nil), and its backoff marker (or
+    /// nil) with the milliseconds it has left.
     static let readScript = """
         local v = (redis.call('GET', KEYS[2]) or '0') .. '.' .. (redis.call('GET', KEYS[1]) or '0')
-        return {v, redis.call('GET', ARGV[1] .. v .. ARGV[2])}
+        local entry = ARGV[1] .. v .. ARGV[2]
+        return {v, redis.call('GET', entry), redis.call('GET', entry .. ':backoff'), redis.call('PTTL', entry .. ':backoff')}
         """
     /// KEYS the version counters to increment; ARGV the channel and the message to publish.
     static let invalidateScript = """
@@ -113,15 +117,25 @@ final class SharedPages: Sendable {
     static func reading(
         _ result: Result<RedisReply, RedisFailure>, staleIfError: Duration, now: ContinuousClock.Instant = .now, wallNow: Date = Date()
     ) -> (Lookup, event: String) {
-        guard case .success(.array(let parts)) = result, parts.count == 2, let version = parts[0].text else {
+        guard case .success(.array(let parts)) = result, parts.count == 2 || parts.count == 4, let version = parts[0].text else {
             return (.unavailable, "error")
         }
+        let backoff = parts.count == 4 ? SharedBackoff(marker: parts[2].text, millisecondsLeft: parts[3]) : nil
         guard let bytes = parts[1].bytes, let entry = SharedPageRecord.decode(bytes, now: now, wallNow: wallNow) else {
-            return (.miss(version: version, stale: nil), "miss")
+            return (.miss(version: version, stale: nil, backoff: backoff), "miss")
         }
         let age = now - entry.page.storedAt
         if age < entry.page.timeToLive { return (.fresh(entry), "hit") }
-        return (.miss(version: version, stale: age < entry.page.timeToLive + staleIfError ? entry : nil), "stale")
+        return (.miss(version: version, stale: age < entry.page.timeToLive + staleIfError ? entry : nil, backoff: backoff), "stale")
+    }
+
+    /// Tells every replica that the fetch of `names` under `version` failed and backs off for
+    /// `backoff`'s time, so none of them asks the origin for it before then; and frees the
+    /// lock. Failures are not reported: each replica still has its own backoff.
+    func backOff(_ names: PageNames, version: String, _ backoff: SharedBackoff, redis: any RedisCommanding) {
+        redis.send([Array("SET".utf8), Array((names.entry(version) + ":backoff").utf8), Array(backoff.marker.utf8), Array("PX".utf8),
+            backoff.left.redisMilliseconds]) { _ in }
+        unlock(names, version: version, redis: redis)
     }
 
     /// Takes the lock of one fetch of `key` under `version`; true when this replica should
@@ -140,29 +154,43 @@ final class SharedPages: Sendable {
         return true
     }
 
-    /// KEYS the entry and its lock. Answers the entry (or nil) and whether the lock is held.
+    /// KEYS the entry and its lock. Answers the entry (or nil), whether the lock is held, and
+    /// the entry's backoff marker (or nil) with the milliseconds it has left.
     static let pollScript = """
-        return {redis.call('GET', KEYS[1]), redis.call('EXISTS', KEYS[2])}
+        local backoff = KEYS[1] .. ':backoff'
+        return {redis.call('GET', KEYS[1]), redis.call('EXISTS', KEYS[2]), redis.call('GET', backoff), redis.call('PTTL', backoff)}
         """
 
+    /// What waiting for another replica's fetch gave.
+    enum Waited: Sendable {
+        case entry(SharedPageRecord.Entry)
+        /// That fetch failed, and the page backs off: answer as it did.
+        case backoff(SharedBackoff)
+        /// Nothing usable: fetch.
+        case nothing
+    }
+
     /// Polls for a fresh entry of `key` under `version` until `deadline`, or until the lock
-    /// is gone without an entry (the fetching replica failed); nil when none came.
+    /// is gone without an entry (the fetching replica failed, and said whether the page now
+    /// backs off).
     func waitForEntry(
         _ names: PageNames, version: String, until deadline: ContinuousClock.Instant, redis: any RedisCommanding,
-        completion: @escaping @Sendable (SharedPageRecord.Entry?) -> Void
+        completion: @escaping @Sendable (Waited) -> Void
     ) {
         redis.send([Array("EVAL".utf8), Array(Self.pollScript.utf8), Array("2".utf8), Array(names.entry(version).utf8), Array(names.lock(version).utf8)]) {
             [self] result in
             switch Self.polled(result, until: deadline) {
             case .found(let entry):
                 metrics.cacheEvent("hit_after_wait", cache: Self.metricName)
-                completion(entry)
+                completion(.entry(entry))
             case .again:
                 redis.loop.schedule(after: Self.pollInterval) { [self] in
                     waitForEntry(names, version: version, until: deadline, redis: redis, completion: completion)
                 }
+            case .backedOff(let backoff):
+                completion(.backoff(backoff))
             case .giveUp:
-                completion(nil)
+                completion(.nothing)
             }
         }
     }
@@ -173,8 +201,10 @@ final class SharedPages: Sendable {
         case found(SharedPageRecord.Entry)
         /// No entry yet and the lock is held: ask again after ``pollInterval``.
         case again
-        /// Go to the origin: the lock is gone without an entry (that fetch failed), the next
-        /// poll would end past `deadline`, or Redis gave no usable answer.
+        /// The lock is gone without an entry: that fetch failed, and the page backs off.
+        case backedOff(SharedBackoff)
+        /// Go to the origin: the lock is gone without an entry or backoff (that fetch failed),
+        /// the next poll would end past `deadline`, or Redis gave no usable answer.
         case giveUp
     }
 
@@ -182,11 +212,14 @@ final class SharedPages: Sendable {
         _ result: Result<RedisReply, RedisFailure>, until deadline: ContinuousClock.Instant, now: ContinuousClock.Instant = .now,
         wallNow: Date = Date()
     ) -> Poll {
-        guard case .success(.array(let parts)) = result, parts.count == 2 else { return .giveUp }
+        guard case .success(.array(let parts)) = result, parts.count == 2 || parts.count == 4 else { return .giveUp }
         if let bytes = parts[0].bytes, let entry = SharedPageRecord.decode(bytes, now: now, wallNow: wallNow),
             now - entry.page.storedAt < entry.page.timeToLive
         {
             return .found(entry)
+        }
+        if parts[1] != .integer(1), parts.count == 4, let backoff = SharedBackoff(marker: parts[2].text, millisecondsLeft: parts[3]) {
+            return .backedOff(backoff)
         }
         guard parts[1] == .integer(1), now + pollInterval < deadline else { return .giveUp }
         return .again

@@ -321,3 +321,57 @@ extension IntegrationTests.Images {
         #expect(origin.counts.total == 0)
     }
 }
+
+extension IntegrationTests.Images {
+    /// An image host that fails opens its own breaker: its images are answered 503 at once and
+    /// nothing more is sent to it, while the origin's images (another host and port) are
+    /// fetched as usual; once it answers a probe it is asked again.
+    @Test func aFailingImageHostBacksOffAloneAndComesBack() async throws {
+        let origin = DemoOrigin(logger: .quiet("image-test"))
+        let originURL = try origin.start()
+        let imageHost = DemoOrigin(logger: .quiet("image-host"))
+        let hostURL = try imageHost.start()
+        let client = try TestOriginClient()
+        defer {
+            client.shutdown()
+            origin.shutdown()
+            imageHost.shutdown()
+        }
+        var settings = BreakerConfiguration()
+        settings.failures = 3
+        settings.openFor = .milliseconds(400)
+        var fetcher = ImageFetcher(
+            policy: ImageHostPolicy(origin: try OriginEndpoint(url: originURL.absoluteString), allowedHosts: ["127.0.0.1:\(hostURL.port!)"]),
+            maxBytes: 1 << 20, maxRedirects: 3)
+        let breakers = HostBreakers(settings: settings)
+        fetcher.breakers = breakers
+        let fixed = fetcher
+        func fetch(_ url: URL) async -> ImageFetchOutcome {
+            await withCheckedContinuation { continuation in
+                client.loop.execute {
+                    fixed.fetch(url.absoluteString + "/images/1-1.png", client: client.client, requestID: "breaker") { continuation.resume(returning: $0) }
+                }
+            }
+        }
+        func status(_ outcome: ImageFetchOutcome) -> Int {
+            switch outcome {
+            case .image: 200
+            case .failure(let error): error.status
+            }
+        }
+        imageHost.setFaults(DemoFaults(errorRate: 1))
+        var statuses: [Int] = []
+        for _ in 0..<5 { statuses.append(status(await fetch(hostURL))) }
+        #expect(statuses == [502, 502, 502, 503, 503])
+        #expect(imageHost.counts.total == 3)
+        #expect(breakers.state(of: "127.0.0.1:\(hostURL.port!)") == .open)
+        // The origin's own images are another host and port: fetched as usual.
+        #expect(status(await fetch(originURL)) == 200)
+        #expect(breakers.state(of: "127.0.0.1:\(originURL.port!)") == .closed)
+        imageHost.setFaults(DemoFaults())
+        try await Task.sleep(for: .milliseconds(450))
+        #expect(status(await fetch(hostURL)) == 200)
+        #expect(breakers.state(of: "127.0.0.1:\(hostURL.port!)") == .closed)
+        #expect(imageHost.counts.total == 4)
+    }
+}

@@ -77,7 +77,8 @@ extension IntegrationTests {
         }
 
         /// The replica that took the fetch fails: the one waiting for its entry stops waiting
-        /// when the lock goes, and asks the origin itself, long before the lock would run out.
+        /// when the lock goes, long before the lock would run out, and answers as it did: the
+        /// page backs off on every replica (`--origin-retry-max`), so it does not ask again.
         @Test func aFailedFetchFreesTheReplicasWaitingForIt() async throws {
             try await ReplicaHarness.with { harness in
                 harness.origin.setFaults(DemoFaults(latencyMs: 300, errorRate: 1))
@@ -90,9 +91,36 @@ extension IntegrationTests {
                 #expect(statuses == [502, 502])
                 // The lock lasts the origin's connect and request timeouts (7 s here).
                 #expect(ContinuousClock.now - started < .seconds(3))
-                #expect(harness.origin.counts.count("GET", "/item/9") == 2)
+                #expect(harness.origin.counts.count("GET", "/item/9") == 1)
                 a.server.shutdown()
                 b.server.shutdown()
+            }
+        }
+
+        /// A's fetch fails: B, asked afterwards, answers the same failure at once with
+        /// `Retry-After` and sends nothing, and so does C, which starts later; once the backoff
+        /// ends one replica asks again.
+        @Test func aFailedFetchBacksOffEveryReplica() async throws {
+            try await ReplicaHarness.with { harness in
+                harness.origin.setFaults(DemoFaults(errorRate: 1))
+                let a = try harness.start()
+                let b = try harness.start()
+                #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
+                let first = try await offPool { try Self.get(a.port, "/v1/products/11") }
+                #expect(first.status == 502 && first.header("Retry-After") == nil)
+                let fromB = try await offPool { try Self.get(b.port, "/v1/products/11") }
+                #expect(fromB.status == 502)
+                #expect(fromB.header("Retry-After") == "1")
+                #expect(try fromB.json()["detail"] as? String == "The origin answered 500.")
+                let c = try harness.start()
+                #expect(try await harness.wait { c.server.redisReady })
+                #expect(try await offPool { try Self.get(c.port, "/v1/products/11") }.status == 502)
+                #expect(harness.origin.counts.count("GET", "/item/11") == 1)
+                harness.origin.setFaults(DemoFaults())
+                try await Task.sleep(for: .milliseconds(1100))
+                #expect(try await offPool { try Self.get(b.port, "/v1/products/11") }.status == 200)
+                #expect(harness.origin.counts.count("GET", "/item/11") == 2)
+                for replica in [a, b, c] { replica.server.shutdown() }
             }
         }
 

@@ -66,14 +66,37 @@ import Testing
 
     /// Past its freshness, an entry is the stale-if-error fallback for 60 s more; then nothing.
     @Test func anOldEntryIsAMissWithItsStaleFallback() {
-        guard case (.miss("12", let stale?), "stale") = Self.reading(.array([.bytes(Array("12".utf8)), .bytes(Self.record(age: .seconds(89)))]))
+        guard case (.miss("12", let stale?, nil), "stale") = Self.reading(.array([.bytes(Array("12".utf8)), .bytes(Self.record(age: .seconds(89)))]))
         else {
             Issue.record("not a miss with a stale entry")
             return
         }
         #expect(Self.now - stale.page.storedAt == .seconds(89))
-        guard case (.miss("12", nil), "stale") = Self.reading(.array([.bytes(Array("12".utf8)), .bytes(Self.record(age: .seconds(90)))])) else {
+        guard case (.miss("12", nil, nil), "stale") = Self.reading(.array([.bytes(Array("12".utf8)), .bytes(Self.record(age: .seconds(90)))])) else {
             Issue.record("an entry past the stale window was kept")
+            return
+        }
+    }
+
+    /// A backoff marker another replica left: read with the time it has left; a marker that
+    /// is malformed or has no time left is none.
+    @Test func backoffMarkers() {
+        let version = RedisReply.bytes(Array("7".utf8))
+        guard case (.miss("7", nil, let backoff?), "miss") = Self.reading(.array([version, .null, .bytes(Array("502:503".utf8)), .integer(800)])) else {
+            Issue.record("no backoff read")
+            return
+        }
+        #expect(backoff == SharedBackoff(status: 502, originStatus: 503, left: .milliseconds(800)))
+        #expect(backoff.error.detail == "The origin answered 503.")
+        #expect(SharedBackoff(marker: "504:0", millisecondsLeft: .integer(10))?.error.status == 504)
+        #expect(SharedBackoff(marker: "502:0", millisecondsLeft: .integer(10))?.originStatus == nil)
+        #expect(SharedBackoff(marker: "502:503", millisecondsLeft: .integer(-2)) == nil)
+        #expect(SharedBackoff(marker: "200:0", millisecondsLeft: .integer(10)) == nil)
+        #expect(SharedBackoff(marker: "junk", millisecondsLeft: .integer(10)) == nil)
+        #expect(SharedBackoff(marker: nil, millisecondsLeft: .integer(10)) == nil)
+        #expect(SharedBackoff(status: 504, originStatus: nil, left: .seconds(1)).marker == "504:0")
+        guard case (.miss("7", nil, nil), "miss") = Self.reading(.array([version, .null, .null, .integer(-2)])) else {
+            Issue.record("a backoff read from nothing")
             return
         }
     }
@@ -81,8 +104,8 @@ import Testing
     /// No entry, or one this gateway cannot read, is a miss under the version read; a reply
     /// of another shape, an error or a timeout means the tier is unavailable.
     @Test func missesAndFailures() {
-        guard case (.miss("0", nil), "miss") = Self.reading(.array([.bytes(Array("0".utf8)), .null])),
-            case (.miss("3", nil), "miss") = Self.reading(.array([.bytes(Array("3".utf8)), .bytes(Array("OMP9junk".utf8))])),
+        guard case (.miss("0", nil, nil), "miss") = Self.reading(.array([.bytes(Array("0".utf8)), .null])),
+            case (.miss("3", nil, nil), "miss") = Self.reading(.array([.bytes(Array("3".utf8)), .bytes(Array("OMP9junk".utf8))])),
             case (.unavailable, "error") = Self.reading(.array([.bytes(Array("3".utf8))])),
             case (.unavailable, "error") = Self.reading(.array([.null, .null])),
             case (.unavailable, "error") = Self.reading(.status("OK")),
@@ -119,6 +142,12 @@ import Testing
         #expect(poll(.null, locked: true, at: deadline - .milliseconds(21)) == .again)
         #expect(SharedPages.polled(.failure(.connectionLost), until: deadline, now: Self.now) == .giveUp)
         #expect(SharedPages.polled(.success(.null), until: deadline, now: Self.now) == .giveUp)
+        // The lock gone with a backoff marker: answer as that fetch did; with the lock held,
+        // the marker of an earlier failure does not stop the wait.
+        let marker: [RedisReply] = [.bytes(Array("504:0".utf8)), .integer(900)]
+        #expect(SharedPages.polled(.success(.array([.null, .integer(0)] + marker)), until: deadline, now: Self.now)
+            == .backedOff(SharedBackoff(status: 504, originStatus: nil, left: .milliseconds(900))))
+        #expect(SharedPages.polled(.success(.array([.null, .integer(1)] + marker)), until: deadline, now: Self.now) == .again)
     }
 
     @Test func messagesOnTheChannel() {
