@@ -42,7 +42,8 @@ bench_cleanup() {
 
 # Starts nginx with one worker on 127.0.0.1:$1; $2 is the server block's locations (and any
 # server-level directives, such as ssl_certificate).
-# NGINX_LISTEN_FLAGS go on the listen line (ssl, http2);
+# NGINX_LISTEN_FLAGS go on the listen line (ssl, http2); NGINX_HTTP goes in the http block
+# (proxy_cache_path, upstream);
 # NGINX_WORKER_CONNECTIONS replaces the worker's 8,192 connections;
 # NGINX_PREFIX is its directory (default $WORK: give another to run a second nginx);
 # WAIT_FLAGS go to the curl that waits for it (--http2-prior-knowledge for an h2c-only port).
@@ -65,6 +66,7 @@ http {
     open_file_cache_valid 60s;
     keepalive_timeout 75s;
     keepalive_requests 1000000;
+    ${NGINX_HTTP:-}
     server {
         listen 127.0.0.1:$1 reuseport ${NGINX_LISTEN_FLAGS:-};
         $2
