@@ -12,8 +12,9 @@ demo origin answers every request with 500 (`PUT /__admin/faults`).
 
 Prints one JSON object: client requests, origin requests (the JSON routes only: list pages
 and details) overall and during the outage, both per 1,000 client requests, p50/p99 of every
-answer and of list pages, and the 5xx answered during the outage to URLs that had been
-answered 200 before it.
+answer and of list pages, the 5xx answered during the outage to URLs that had been answered
+200 before it, the origin's image requests (the gateway fetches thumbnails ahead), and the
+server's CPU seconds during the run (SERVER_PID: the server's process, all its threads).
 """
 
 import http.client
@@ -80,6 +81,20 @@ def json_routes(origin):
     return routes.get("GET /items/{page}", 0) + routes.get("GET /item/{id}", 0)
 
 
+def image_routes(origin):
+    _, data = origin_call(origin, "GET", "/__admin/counts")
+    return json.loads(data)["routes"].get("GET /images/{file}", 0)
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of process `pid` so far (0 when unknown)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def user(number, mode, base, start, cumulative, records, lock):
     rng = random.Random(SEED * 100_003 + number)
     parsed = urllib.parse.urlsplit(base)
@@ -141,6 +156,8 @@ def main():
     origin_call(origin, "PUT", "/__admin/faults", json.dumps({"errorRate": 0}))
     origin_call(origin, "DELETE", "/__admin/counts")
     records, lock = [], threading.Lock()
+    server_pid = int(os.environ.get("SERVER_PID", "0"))
+    cpu_before = cpu_seconds(server_pid)
     start = time.monotonic()
     threads = [threading.Thread(target=user, args=(n, mode, base, start, cumulative, records, lock)) for n in range(USERS)]
     for thread in threads:
@@ -156,6 +173,8 @@ def main():
     for thread in threads:
         thread.join()
     total_origin = json_routes(origin)
+    images = image_routes(origin)
+    cpu = cpu_seconds(server_pid) - cpu_before
 
     answered_before = {path for (began, took, kind, path, status) in records if began + took < outage_began and status == 200}
     in_outage = [r for r in records if outage_began <= r[0] < outage_ended]
@@ -176,6 +195,8 @@ def main():
         "p50_ms": round(percentile(latencies, 0.5), 2),
         "p99_ms": round(percentile(latencies, 0.99), 2),
         "list_p99_ms": round(percentile(lists, 0.99), 2),
+        "origin_image_requests": images,
+        "server_cpu_s": round(cpu, 1),
         "outage_5xx": failed_all,
         "outage_5xx_known_pages": failed_known,
         "statuses": {str(s): sum(1 for r in records if r[4] == s) for s in sorted({r[4] for r in records})},

@@ -49,10 +49,10 @@ NGINX_HTTP="proxy_cache_path $WORK/nginx-cache levels=1:2 keys_zone=pages:32m ma
 
 echo "users ${USERS:-200}, ${DURATION_S:-70} s, outage at ${OUTAGE_AT:-30} s for ${OUTAGE_FOR:-10} s, ${PRODUCTS:-2000} products, origin 40 ms"
 curl -fs -X POST "http://127.0.0.1:$ORIGIN_PORT/__admin/reset" >/dev/null
-gateway=$($CLIENT_CPU python3 Benchmarks/outage.py gateway "http://127.0.0.1:$GATEWAY_PORT" "http://127.0.0.1:$ORIGIN_PORT")
+gateway=$(SERVER_PID=$GATEWAY_PID $CLIENT_CPU python3 Benchmarks/outage.py gateway "http://127.0.0.1:$GATEWAY_PORT" "http://127.0.0.1:$ORIGIN_PORT")
 echo "gateway $gateway"
 curl -fs -X POST "http://127.0.0.1:$ORIGIN_PORT/__admin/reset" >/dev/null
-nginx=$($CLIENT_CPU python3 Benchmarks/outage.py nginx "http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$ORIGIN_PORT")
+nginx=$(SERVER_PID=$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -1) $CLIENT_CPU python3 Benchmarks/outage.py nginx "http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$ORIGIN_PORT")
 echo "nginx   $nginx"
 python3 - "$gateway" "$nginx" <<'PY'
 import json, sys
@@ -62,6 +62,7 @@ def ratio(key):
 print("origin requests per 1,000 client requests: overall", ratio("origin_per_1000"),
       "| during the outage", ratio("outage_origin_per_1000"), "| outside it", ratio("outside_origin_per_1000"))
 print("p99 ms: every answer", ratio("p99_ms"), "| list pages", ratio("list_p99_ms"))
+print("server CPU seconds:", ratio("server_cpu_s"), "| origin image requests:", g["origin_image_requests"], "vs", n["origin_image_requests"])
 print("5xx during the outage to pages answered before it:", g["outage_5xx_known_pages"], "vs", n["outage_5xx_known_pages"],
       "| any 5xx during it:", g["outage_5xx"], "vs", n["outage_5xx"])
 PY
