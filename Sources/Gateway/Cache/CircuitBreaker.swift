@@ -184,22 +184,17 @@ extension CircuitBreaker {
         }
     }
 
-    /// The answer while an image host's breaker keeps requests from it: 503 with `Retry-After`.
-    func imageRefusal(retryAfter: Duration) -> GatewayError {
+    /// The answer while the breaker keeps requests from its upstream: 503
+    /// `…:origin-unavailable` with `Retry-After`, and `detail` (by default the origin's: nothing
+    /// was sent, so a write may be retried safely).
+    func refusal(retryAfter: Duration, detail: String = CircuitBreaker.originRefusal) -> GatewayError {
         let seconds = max(1, Int((retryAfter / .seconds(1)).rounded(.up)))
         return GatewayError(
-            status: 503, type: GatewayError.typePrefix + "origin-unavailable", title: "Service Unavailable",
-            detail: "The image's server is failing, so the gateway is leaving it alone for a moment. Retry after Retry-After seconds.",
+            status: 503, type: GatewayError.typePrefix + "origin-unavailable", title: "Service Unavailable", detail: detail,
             headers: ["Retry-After": String(seconds)])
     }
 
-    /// The answer while the breaker keeps requests from the origin: 503 with `Retry-After`,
-    /// saying nothing was sent (a write may be retried safely).
-    func refusal(retryAfter: Duration) -> GatewayError {
-        let seconds = max(1, Int((retryAfter / .seconds(1)).rounded(.up)))
-        return GatewayError(
-            status: 503, type: GatewayError.typePrefix + "origin-unavailable", title: "Service Unavailable",
-            detail: "The origin is failing, so the gateway is leaving it alone for a moment: nothing was sent to it. Retry after Retry-After seconds.",
-            headers: ["Retry-After": String(seconds)])
-    }
+    static let originRefusal =
+        "The origin is failing, so the gateway is leaving it alone for a moment: nothing was sent to it. Retry after Retry-After seconds."
+    static let imageHostRefusal = "The image's server is failing, so the gateway is leaving it alone for a moment. Retry after Retry-After seconds."
 }

@@ -60,7 +60,7 @@ struct ImageFetcher: Sendable {
         }
         let breaker = breakers?.breaker(for: "\(destination.host.lowercased()):\(destination.port)")
         if let breaker, case .refused(let retryAfter) = breaker.admit(now: .now) {
-            completion(.failure(breaker.imageRefusal(retryAfter: retryAfter)))
+            completion(.failure(breaker.refusal(retryAfter: retryAfter, detail: CircuitBreaker.imageHostRefusal)))
             return
         }
         let resolve = self.resolve
