@@ -47,10 +47,7 @@ public enum AdminRoutes {
         /// looked at whatever differs (constant time).
         func authorized(_ request: GatewayRequest) -> Bool {
             guard let value = request.headers["Authorization"], value.count > 7, value.prefix(7).lowercased() == "bearer " else { return false }
-            let given = Array(SHA256.hash(data: Array(value.dropFirst(7).utf8)))
-            var difference: UInt8 = 0
-            for index in 0..<expected.count { difference |= given[index] ^ expected[index] }
-            return difference == 0
+            return ConstantTime.equals(Array(SHA256.hash(data: Array(value.dropFirst(7).utf8))), expected)
         }
 
         func wrap(_ handler: RouteHandler) -> RouteHandler {

@@ -47,8 +47,7 @@ extension ProductReads {
         let now = ContinuousClock.now
         if let held = backoff.blocked(originKey, now: now) {
             metrics.originBackoff("held")
-            let seconds = max(1, Int(((held.until - now) / .seconds(1)).rounded(.up)))
-            completion(.failure(held.error.adding(header: "Retry-After", String(seconds)), originStatus: held.originStatus, fallback: nil))
+            completion(.failure(held.error.retryingAfter(held.until - now), originStatus: held.originStatus, fallback: nil))
             return
         }
         // The origin's breaker open: nothing is sent, and the key does not back off for it.

@@ -45,8 +45,7 @@ struct SharedTierFetch: Sendable {
         let originKey = ProductReads.originKey(key)
         reads.backoff.adopt(originKey, until: now + backoff.left, error: backoff.error, originStatus: backoff.originStatus)
         reads.metrics.originBackoff("held")
-        let seconds = max(1, Int((backoff.left / .seconds(1)).rounded(.up)))
-        finish(.failure(backoff.error.adding(header: "Retry-After", String(seconds)), originStatus: backoff.originStatus, fallback: stale?.page))
+        finish(.failure(backoff.error.retryingAfter(backoff.left), originStatus: backoff.originStatus, fallback: stale?.page))
     }
 
     /// One replica fetches; the others wait for its entry, then fetch themselves.

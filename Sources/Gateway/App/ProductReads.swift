@@ -333,9 +333,9 @@ public final class ProductReads: Sendable {
     /// origin recovers from an outage (its breaker closed lately) or this key failed lately,
     /// and the refresh would reach the origin now (a key still backing off sends nothing).
     func capsRefresh(_ key: PageCacheKey, now: ContinuousClock.Instant) -> Bool {
-        let originKey = Self.originKey(key)
-        guard breaker?.recovering(now: now) == true || backoff.hasRecord(originKey) else { return false }
-        return backoff.blocked(originKey, now: now) == nil
+        let failed = backoff.record(Self.originKey(key))
+        guard failed != nil || breaker?.recovering(now: now) == true else { return false }
+        return failed.map { now >= $0.until } ?? true
     }
 
     /// Sends a read to the origin, through the breaker when there is one (which records how it

@@ -154,11 +154,7 @@ public final class ProductWrites: Sendable {
                 return responder.fail(GatewayError.invalidFields(error.errors + identifierErrors))
             }
             guard let credentials else { return responder.fail(GatewayError.invalidFields(credentialsError.map { [$0] } ?? [])) }
-            do throws(WriteCredentials.Stop) {
-                try credentials.check(password: operation.password)
-            } catch {
-                if case .refused(let refusal) = error { return responder.fail(refusal) }
-            }
+            if let refusal = credentials.refusal(forPassword: operation.password) { return responder.fail(refusal) }
             loop.execute { [self] in
                 guard let key = request.headers["Idempotency-Key"], request.method == .post else {
                     return send(operation, request: request, context: context, origin: origin, credentials: credentials) { response, _ in responder.send(response) }
@@ -229,10 +225,9 @@ public final class ProductWrites: Sendable {
         let locale = reads.configuration.locales.resolve(acceptLanguage: request.headers["Accept-Language"])
         let identifier = credentials.identifier
         let secret = credentials.secret(clientPassword: operation.password)
-        // Never shown back to the client, should the origin echo them: what was sent, and
-        // every credential the gateway holds.
-        let redacted = [identifier, secret, operation.password].compactMap { $0 }.filter { !$0.isEmpty }
-            + (serverCredentials?.store.redactions ?? [])
+        // Never shown back to the client, should the origin echo them: what the client sent,
+        // and every credential the gateway holds (the server-held secret among them).
+        let redacted = [identifier, operation.password].compactMap { $0 }.filter { !$0.isEmpty } + (serverCredentials?.store.redactions ?? [])
         let written = WrittenWith(credentials: credentials, logger: context.logger)
         /// Sends the request that makes the change and answers from its outcome. `followed`:
         /// the request goes where the origin said (the second step of a delete), so its

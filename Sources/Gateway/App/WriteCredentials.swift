@@ -91,13 +91,12 @@ enum WriteCredentials: Sendable {
         return .client(identifier: fallbackIdentifier)
     }
 
-    /// Checks a password the client sent with a write made with server-held credentials:
-    /// none, or the vendor's secret (compared in constant time).
-    func check(password: String) throws(Stop) {
-        guard case .server(_, let credential) = self, !password.isEmpty else { return }
-        guard ConstantTime.equals(password, credential.secret) else {
-            throw .refused(Self.forbidden("password is not the signed-in vendor's secret: leave it out (the gateway holds it)."))
-        }
+    /// The 403 for a password the client sent with a write made with server-held credentials
+    /// that is not the vendor's secret (compared in constant time); nil when it may go (none
+    /// sent, the secret, or client-held credentials).
+    func refusal(forPassword password: String) -> GatewayError? {
+        guard case .server(_, let credential) = self, !password.isEmpty, !ConstantTime.equals(password, credential.secret) else { return nil }
+        return Self.forbidden("password is not the signed-in vendor's secret: leave it out (the gateway holds it).")
     }
 
     static func forbidden(_ detail: String) -> GatewayError {

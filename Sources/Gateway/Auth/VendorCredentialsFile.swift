@@ -79,21 +79,3 @@ public enum VendorCredentialsFile {
         return .fine
     }
 }
-
-/// Compares two strings in time that depends on their lengths only, not on where they first
-/// differ: a caller probing a secret byte by byte learns nothing from the answer's timing.
-/// Pure.
-enum ConstantTime {
-    static func equals(_ a: String, _ b: String) -> Bool {
-        var difference = UInt8(a.utf8.count == b.utf8.count ? 0 : 1)
-        let left = Array(a.utf8)
-        let right = Array(b.utf8)
-        let count = max(left.count, right.count)
-        for index in 0..<count {
-            let x = index < left.count ? left[index] : 0
-            let y = index < right.count ? right[index] : 0
-            difference |= x ^ y
-        }
-        return difference == 0
-    }
-}

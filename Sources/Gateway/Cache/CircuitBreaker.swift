@@ -188,10 +188,8 @@ extension CircuitBreaker {
     /// `…:origin-unavailable` with `Retry-After`, and `detail` (by default the origin's: nothing
     /// was sent, so a write may be retried safely).
     func refusal(retryAfter: Duration, detail: String = CircuitBreaker.originRefusal) -> GatewayError {
-        let seconds = max(1, Int((retryAfter / .seconds(1)).rounded(.up)))
-        return GatewayError(
-            status: 503, type: GatewayError.typePrefix + "origin-unavailable", title: "Service Unavailable", detail: detail,
-            headers: ["Retry-After": String(seconds)])
+        GatewayError(status: 503, type: GatewayError.typePrefix + "origin-unavailable", title: "Service Unavailable", detail: detail)
+            .retryingAfter(retryAfter)
     }
 
     static let originRefusal =

@@ -85,9 +85,10 @@ final class FetchBackoff<Key: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// Whether `key` failed lately and has not succeeded since (its backoff may have ended).
-    func hasRecord(_ key: Key) -> Bool {
-        entries.withLock { $0[key] != nil }
+    /// The record of `key`'s last failure if it has not succeeded since, whether or not its
+    /// backoff has ended.
+    func record(_ key: Key) -> Entry? {
+        entries.withLock { $0[key] }
     }
 
     /// Keys with a backoff on record (tests, metrics).

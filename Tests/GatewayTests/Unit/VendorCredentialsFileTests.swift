@@ -126,8 +126,8 @@ import Testing
         let held = WriteCredentials.server(vendor: "acme", VendorCredential(identifier: "id-acme", secret: "s-acme"))
         #expect(held.secret(clientPassword: "") == "s-acme")
         #expect(WriteCredentials.client(identifier: nil).secret(clientPassword: "pw") == "pw")
-        #expect(throws: Never.self) { try held.check(password: "") }
-        #expect(throws: Never.self) { try held.check(password: "s-acme") }
-        #expect(throws: WriteCredentials.Stop.self) { try held.check(password: "s-other") }
+        #expect(held.refusal(forPassword: "") == nil)
+        #expect(held.refusal(forPassword: "s-acme") == nil)
+        #expect(held.refusal(forPassword: "s-other")?.status == 403)
     }
 }
