@@ -10,9 +10,11 @@ import Routing
 extension ProductReads {
     /// Joins (or leads) the fetch for `key`; `completion` gets the outcome on whichever
     /// thread finishes it. The leader asks the shared tier first when there is one (see
-    /// ``SharedPages``), then the origin.
+    /// ``SharedPages``), then the origin. `capped`: a refresh that took one of this process's
+    /// ``refreshSlots``; with the shared tier it needs one of the replicas' too, and ends
+    /// `.deferred` without.
     func fetch(
-        _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext,
+        _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext, capped: Bool = false,
         completion: @escaping @Sendable (Outcome) -> Void
     ) {
         let generation = cache.generation
@@ -24,7 +26,7 @@ extension ProductReads {
         }
         SharedTierFetch(
             reads: self, shared: shared, redis: redis, names: shared.names(key), kind: kind, key: key, locale: locale, request: request,
-            context: context, generation: generation, finish: finish
+            context: context, generation: generation, capped: capped, finish: finish
         ).start()
     }
 
@@ -62,7 +64,7 @@ extension ProductReads {
             case .failure(let error, let originStatus, _) where Self.startsBackoff(error: error, originStatus: originStatus):
                 backoff.failed(originKey, error: error, originStatus: originStatus, now: .now)
                 metrics.originBackoff("started")
-            case .failure: break
+            case .failure, .deferred: break
             }
             completion(outcome)
         }

@@ -6,7 +6,10 @@ import Routing
 /// named steps instead of nested callbacks: look the page up in Redis; fresh there, it is
 /// this replica's too; missing, one replica (the lock's holder) fetches it from the origin
 /// and shares it, and the others wait for its entry (or fetch themselves when it does not
-/// come); Redis unavailable, the origin is asked directly.
+/// come); Redis unavailable, the origin is asked directly. A `capped` refresh (the origin
+/// recovers: ``ProductReads/capsRefresh(_:now:)``) takes its lock only with one of the
+/// replicas' recovery slots (``SharedPages/lockWithinSlots(_:version:slots:redis:completion:)``),
+/// and without one ends `.deferred`.
 ///
 /// Each step runs on the loop of `redis` (Redis' answers arrive there) or, after the
 /// origin, on whichever thread finishes the fetch; `finish` runs once.
@@ -22,6 +25,9 @@ struct SharedTierFetch: Sendable {
     let context: RouteContext
     /// The L1 generation when the fetch began.
     let generation: Int
+    /// A refresh of a stored page while the origin recovers: it goes to the origin only with
+    /// one of the replicas' ``ProductReads/recoveryRefreshes`` slots.
+    let capped: Bool
     let finish: @Sendable (ProductReads.Outcome) -> Void
 
     func start() {
@@ -35,6 +41,16 @@ struct SharedTierFetch: Sendable {
         case .miss(_, let stale, let backoff?):
             // Another replica's fetch failed lately: back off here too, and answer as it did.
             heldByReplica(backoff, stale: stale)
+        case .miss(let version, let stale, nil) where capped:
+            shared.lockWithinSlots(names, version: version, slots: ProductReads.recoveryRefreshes, redis: redis) { taken in
+                switch taken {
+                case .mine: fetchAndShare(version: version, stale: stale, slot: true)
+                case .held: locked(false, version: version, stale: stale)
+                case .full:
+                    reads.metrics.cacheEvent("refresh_deferred", cache: SharedPages.metricName)
+                    finish(.deferred(fallback: stale?.page))
+                }
+            }
         case .miss(let version, let stale, nil):
             shared.lock(names, version: version, redis: redis) { mine in locked(mine, version: version, stale: stale) }
         }
@@ -60,18 +76,19 @@ struct SharedTierFetch: Sendable {
         }
     }
 
-    /// From the origin, then into the shared tier (the lock released either way).
-    private func fetchAndShare(version: String, stale: SharedPageRecord.Entry?) {
-        fromOrigin { outcome in shared(outcome, version: version, stale: stale) }
+    /// From the origin, then into the shared tier (the lock released either way, and with
+    /// `slot` the recovery slot taken with it).
+    private func fetchAndShare(version: String, stale: SharedPageRecord.Entry?, slot: Bool = false) {
+        fromOrigin { outcome in shared(outcome, version: version, stale: stale, slot: slot) }
     }
 
-    private func shared(_ outcome: ProductReads.Outcome, version: String, stale: SharedPageRecord.Entry?) {
+    private func shared(_ outcome: ProductReads.Outcome, version: String, stale: SharedPageRecord.Entry?, slot: Bool) {
         let (shared, names, redis) = (self.shared, self.names, self.redis)
         switch outcome {
         case .page(let page, let hasNextPage, _):
             redis.loop.execute {
                 shared.store(page, hasNextPage: hasNextPage, names: names, version: version, redis: redis)
-                shared.unlock(names, version: version, redis: redis)
+                shared.unlock(names, version: version, redis: redis, slot: slot)
             }
             finish(.page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: true)))
         case .failure(let error, let originStatus, _):
@@ -80,11 +97,16 @@ struct SharedTierFetch: Sendable {
             let held = ProductReads.startsBackoff(error: error, originStatus: originStatus)
                 ? reads.backoff.blocked(ProductReads.originKey(key), now: now) : nil
             redis.loop.execute {
-                guard let held else { return shared.unlock(names, version: version, redis: redis) }
+                guard let held else { return shared.unlock(names, version: version, redis: redis, slot: slot) }
                 shared.backOff(
-                    names, version: version, SharedBackoff(status: error.status, originStatus: originStatus, left: held.until - now), redis: redis)
+                    names, version: version, SharedBackoff(status: error.status, originStatus: originStatus, left: held.until - now), redis: redis,
+                    slot: slot)
             }
             finish(.failure(error, originStatus: originStatus, fallback: stale?.page))
+        case .deferred:
+            // The origin fetch never defers; kept whole for the compiler.
+            redis.loop.execute { shared.unlock(names, version: version, redis: redis, slot: slot) }
+            finish(outcome)
         }
     }
 

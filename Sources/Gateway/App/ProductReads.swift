@@ -25,6 +25,10 @@ public final class ProductReads: Sendable {
         case page(CachedPage, hasNextPage: Bool, tier: Tier)
         /// `fallback`: a stale page of the shared tier, to serve if nothing better is at hand.
         case failure(GatewayError, originStatus: Int?, fallback: CachedPage?)
+        /// A capped refresh (see ``capsRefresh(_:now:)``) found every replica's recovery slots
+        /// taken: nothing was fetched; the stored page (or `fallback`, the shared tier's stale
+        /// one) is served as it is, and a later read refreshes it.
+        case deferred(fallback: CachedPage?)
     }
 
     /// Where a fetched page came from, for `Cache-Status`.
@@ -103,7 +107,8 @@ public final class ProductReads: Sendable {
     /// Refreshes of stored pages while the origin recovers go through these, a few at a time
     /// (``capsRefresh(_:now:)``).
     let refreshSlots = RefreshSlots(limit: ProductReads.recoveryRefreshes)
-    /// How many stored pages are refreshed at once while the origin recovers.
+    /// How many stored pages are refreshed at once while the origin recovers: by this process,
+    /// and with `--redis-url` by every replica together (their shared recovery slots).
     static let recoveryRefreshes = 4
     /// The answer to `q` on an origin that cannot search.
     static let searchUnsupported = GatewayError(status: 501, detail: "Search is not supported by this origin.")
@@ -248,13 +253,14 @@ public final class ProductReads: Sendable {
             responder.send(answer(cached!.page, request, locale, status: CacheStatus.staleWhileRevalidating, now: now))
             guard capsRefresh(key, now: now) else { return fetch(kind, key: key, locale: locale, request: request, context: context) { _ in } }
             guard refreshSlots.take() else { return metrics.cacheEvent("refresh_deferred", cache: "page") }
-            fetch(kind, key: key, locale: locale, request: request, context: context) { [self] _ in refreshSlots.give() }
+            fetch(kind, key: key, locale: locale, request: request, context: context, capped: true) { [self] _ in refreshSlots.give() }
             return
         case .expired, nil:
             metrics.cacheEvent(cached == nil ? "miss" : "expired", cache: "page")
         }
-        // An expired page while the origin recovers: refreshed if a slot is free, else served
-        // as it is (a later read refreshes it).
+        // An expired page while the origin recovers: refreshed if a slot is free (with the
+        // shared tier, one of the replicas' too), else served as it is (a later read
+        // refreshes it).
         var slot = false
         if let stored = cached?.page, capsRefresh(key, now: now) {
             guard refreshSlots.take() else {
@@ -264,7 +270,7 @@ public final class ProductReads: Sendable {
             slot = true
         }
         let fwd = cached == nil ? "miss" : "stale"
-        fetch(kind, key: key, locale: locale, request: request, context: context) { [self, slot] outcome in
+        fetch(kind, key: key, locale: locale, request: request, context: context, capped: slot) { [self, slot] outcome in
             if slot { refreshSlots.give() }
             let now = ContinuousClock.now
             switch outcome {
@@ -289,6 +295,13 @@ public final class ProductReads: Sendable {
                 } else {
                     responder.fail(error.adding(header: "Cache-Status", CacheStatus.notStored(fwd: fwd, status: originStatus)))
                 }
+            case .deferred(let fallback):
+                // Only a capped refresh defers, and only requests with a stored page wait for one;
+                // should that page have been evicted since, there is nothing to serve.
+                guard let stored = cached?.page ?? fallback else {
+                    return responder.fail(GatewayError.serviceUnavailable("The origin is recovering; try again shortly.").retryingAfter(.seconds(1)))
+                }
+                responder.send(answer(stored, request, locale, status: CacheStatus.refreshDeferred, now: now))
             }
         }
     }

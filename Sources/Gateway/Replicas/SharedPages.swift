@@ -131,11 +131,12 @@ final class SharedPages: Sendable {
 
     /// Tells every replica that the fetch of `names` under `version` failed and backs off for
     /// `backoff`'s time, so none of them asks the origin for it before then; and frees the
-    /// lock. Failures are not reported: each replica still has its own backoff.
-    func backOff(_ names: PageNames, version: String, _ backoff: SharedBackoff, redis: any RedisCommanding) {
+    /// lock (and, with `slot`, its recovery slot). Failures are not reported: each replica
+    /// still has its own backoff.
+    func backOff(_ names: PageNames, version: String, _ backoff: SharedBackoff, redis: any RedisCommanding, slot: Bool = false) {
         redis.send([Array("SET".utf8), Array((names.entry(version) + ":backoff").utf8), Array(backoff.marker.utf8), Array("PX".utf8),
             backoff.left.redisMilliseconds]) { _ in }
-        unlock(names, version: version, redis: redis)
+        unlock(names, version: version, redis: redis, slot: slot)
     }
 
     /// Takes the lock of one fetch of `key` under `version`; true when this replica should
@@ -152,6 +153,68 @@ final class SharedPages: Sendable {
     static func shouldFetch(_ result: Result<RedisReply, RedisFailure>) -> Bool {
         if case .success(.null) = result { return false }
         return true
+    }
+
+    /// What taking a fetch's lock within the replicas' recovery slots gave.
+    enum SlotLock: Equatable, Sendable {
+        /// This replica took the lock and a slot (or Redis could not say): fetch, then free
+        /// both (``unlock(_:version:redis:slot:)`` with `slot`).
+        case mine
+        /// Another replica fetches this page: wait for its entry, as after a lock not taken.
+        case held
+        /// Every slot is taken: nothing is fetched now; a later read refreshes it.
+        case full
+    }
+
+    /// Where the replicas' recovery slots are kept: a sorted set of the locks holding one,
+    /// each scored with the Redis time (ms) its lock runs out, so a slot whose replica died
+    /// frees itself with the lock.
+    var refreshSlotsKey: String { prefix + "refresh-slots" }
+
+    /// KEYS[1] the fetch's lock, KEYS[2] the slots; ARGV[1] the lock's milliseconds, ARGV[2]
+    /// how many slots there are. Answers 1 (lock and slot taken), 0 (the lock is another's),
+    /// -1 (no slot free). Slots past their time are dropped first, by Redis' own clock (the
+    /// replicas' clocks may differ).
+    static let slotLockScript = """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+        if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+        if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return -1 end
+        redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+        redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), KEYS[1])
+        redis.call('PEXPIRE', KEYS[2], ARGV[1])
+        return 1
+        """
+    /// KEYS[1] the fetch's lock, KEYS[2] the slots: frees both.
+    static let slotUnlockScript = """
+        redis.call('DEL', KEYS[1])
+        redis.call('ZREM', KEYS[2], KEYS[1])
+        return 1
+        """
+
+    /// Takes the lock of one refresh of `names` under `version` only if one of the replicas'
+    /// `slots` recovery slots is free too, so that after an outage the whole fleet refreshes
+    /// stored pages `slots` at a time, not each replica its own few.
+    func lockWithinSlots(
+        _ names: PageNames, version: String, slots: Int, redis: any RedisCommanding, completion: @escaping (SlotLock) -> Void
+    ) {
+        redis.send([
+            Array("EVAL".utf8), Array(Self.slotLockScript.utf8), Array("2".utf8), Array(names.lock(version).utf8),
+            Array(refreshSlotsKey.utf8), lockTime.redisMilliseconds, Array(String(slots).utf8),
+        ]) { result in
+            completion(Self.slotLock(result))
+        }
+    }
+
+    /// Reads the answer of ``slotLockScript``: anything but 0 or -1 (an error, a time-out)
+    /// means fetch, as without Redis; this replica's own slots still bound it.
+    static func slotLock(_ result: Result<RedisReply, RedisFailure>) -> SlotLock {
+        switch result {
+        case .success(.integer(0)): .held
+        case .success(.integer(-1)): .full
+        default: .mine
+        }
     }
 
     /// KEYS the entry and its lock. Answers the entry (or nil), whether the lock is held, and
@@ -240,8 +303,14 @@ final class SharedPages: Sendable {
     /// Frees the lock of a fetch that ended, stored or not, so replicas waiting for it stop
     /// waiting. (A lock that ran out and was taken by another replica may be freed too: that
     /// costs one more origin request, never a wrong page.)
-    func unlock(_ names: PageNames, version: String, redis: any RedisCommanding) {
-        redis.send([Array("DEL".utf8), Array(names.lock(version).utf8)]) { _ in }
+    /// With `slot`, the recovery slot ``lockWithinSlots(_:version:slots:redis:completion:)``
+    /// took is freed too.
+    func unlock(_ names: PageNames, version: String, redis: any RedisCommanding, slot: Bool = false) {
+        guard slot else { return redis.send([Array("DEL".utf8), Array(names.lock(version).utf8)]) { _ in } }
+        redis.send([
+            Array("EVAL".utf8), Array(Self.slotUnlockScript.utf8), Array("2".utf8), Array(names.lock(version).utf8),
+            Array(refreshSlotsKey.utf8),
+        ]) { _ in }
     }
 
     /// ``invalidate(productID:redis:completion:)``; when Redis cannot do it now, tried again

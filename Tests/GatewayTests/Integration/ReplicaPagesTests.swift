@@ -124,6 +124,89 @@ extension IntegrationTests {
             }
         }
 
+        /// The recovery slots' scripts as Redis runs them: a lock takes a slot while one is
+        /// free, a held lock is reported before a full set, freeing a lock frees its slot, and a
+        /// slot whose lock ran out (its replica died) frees itself.
+        @Test func recoverySlotsAreTakenFreedAndRunOut() async throws {
+            try await ReplicaHarness.with { harness in
+                func take(_ lock: String, ms: Int) throws -> String {
+                    try harness.redis.cli(["EVAL", SharedPages.slotLockScript, "2", lock, "slots", String(ms), "2"])
+                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+                #expect(try take("a", ms: 5000) == "1")
+                #expect(try take("b", ms: 2000) == "1")
+                let bTaken = ContinuousClock.now
+                #expect(try take("c", ms: 5000) == "-1")
+                #expect(try take("a", ms: 5000) == "0")
+                _ = try harness.redis.cli(["EVAL", SharedPages.slotUnlockScript, "2", "a", "slots"])
+                #expect(try harness.redis.cli("EXISTS", "a").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+                #expect(try take("c", ms: 5000) == "1")
+                #expect(try take("d", ms: 5000) == "-1")
+                // (Each redis-cli run takes a while: b's 2 s are well past these checks.)
+                try await Task.sleep(until: bTaken + .milliseconds(2100))
+                // b's lock ran out without an unlock: its slot went with it.
+                #expect(try take("d", ms: 5000) == "1")
+                #expect(try harness.redis.cli("ZCARD", "slots").trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+            }
+        }
+
+        /// While the origin recovers, every replica together refreshes stored pages
+        /// ``ProductReads/recoveryRefreshes`` at a time: A, refreshing four stale details,
+        /// holds every slot, so B serves its two stale details as they are and refreshes them
+        /// on a later read, when slots are free.
+        @Test func afterAnOutageTheReplicasRefreshAFewPagesAtATimeTogether() async throws {
+            try await ReplicaHarness.with { harness in
+                let configure: (inout GatewayConfiguration) -> Void = {
+                    $0.readPath.detailTimeToLive = .milliseconds(500)
+                    $0.origin.breaker.failures = 1
+                    $0.origin.breaker.openFor = .milliseconds(200)
+                }
+                let a = try harness.start(configure)
+                let b = try harness.start(configure)
+                #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
+                // Both hold details 1…6: A from the origin, B from the shared tier.
+                for id in 1...6 { #expect(try await offPool { try Self.get(a.port, "/v1/products/\(id)") }.status == 200) }
+                #expect(try await harness.wait { try Self.storedPages(harness) == 6 })
+                for id in 1...6 {
+                    let fromB = try await offPool { try Self.get(b.port, "/v1/products/\(id)") }
+                    #expect(fromB.header("Cache-Status")?.hasPrefix("open-market-gateway-shared; hit") == true)
+                }
+                // An outage opens both breakers; after it a probe closes each: both recover.
+                harness.origin.setFaults(DemoFaults(errorRate: 1))
+                #expect(try await offPool { try Self.get(a.port, "/v1/products/30") }.status == 502)
+                #expect(try await offPool { try Self.get(b.port, "/v1/products/31") }.status == 502)
+                harness.origin.setFaults(DemoFaults())
+                try await Task.sleep(for: .milliseconds(250))
+                #expect(try await offPool { try Self.get(a.port, "/v1/products/32") }.status == 200)
+                #expect(try await offPool { try Self.get(b.port, "/v1/products/33") }.status == 200)
+                try await Task.sleep(for: .milliseconds(600))
+
+                // Details 1…6 are stale everywhere. A slow origin keeps A's refreshes running.
+                harness.origin.setFaults(DemoFaults(latencyMs: 500))
+                harness.origin.resetCounts()
+                for id in 1...6 {
+                    let stale = try await offPool { try Self.get(a.port, "/v1/products/\(id)") }
+                    #expect(stale.status == 200)
+                    #expect(stale.header("Cache-Status") == CacheStatus.staleWhileRevalidating)
+                }
+                #expect(try await harness.wait { harness.origin.counts.route("GET", "/item/{id}") == 4 })
+                for id in 5...6 { #expect(try await offPool { try Self.get(b.port, "/v1/products/\(id)") }.status == 200) }
+                let metricsB = { String(decoding: b.routes.reads.metrics.render(), as: UTF8.self) }
+                #expect(try await harness.wait { metricsB().contains(#"gateway_cache_events_total{cache="page_shared",event="refresh_deferred"} 2"#) })
+                let metricsA = String(decoding: a.routes.reads.metrics.render(), as: UTF8.self)
+                #expect(metricsA.contains(#"gateway_cache_events_total{cache="page",event="refresh_deferred"} 2"#))
+                // A's four refreshes end and free the slots; nothing else reached the origin.
+                #expect(try await harness.wait { try harness.redis.cli("EXISTS", "\(b.routes.reads.shared!.refreshSlotsKey)").hasPrefix("0") })
+                #expect(harness.origin.counts.route("GET", "/item/{id}") == 4)
+                #expect((1...4).map { harness.origin.counts.count("GET", "/item/\($0)") } == [1, 1, 1, 1])
+                // A later read through B refreshes detail 5.
+                #expect(try await offPool { try Self.get(b.port, "/v1/products/5") }.status == 200)
+                #expect(try await harness.wait { harness.origin.counts.count("GET", "/item/5") == 1 })
+                a.server.shutdown()
+                b.server.shutdown()
+            }
+        }
+
         /// A PATCH through A: B and C, which had the product and page 1 in their own caches,
         /// show the new price within a second.
         @Test func aWriteThroughOneReplicaReachesEveryReplica() async throws {

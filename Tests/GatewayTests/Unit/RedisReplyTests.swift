@@ -123,6 +123,13 @@ import Testing
         #expect(!SharedPages.shouldFetch(.success(.null)))
         #expect(SharedPages.shouldFetch(.failure(.timedOut)))
         #expect(SharedPages.shouldFetch(.failure(.unavailable)))
+        // The recovery slots' lock: 0 waits for the other replica, -1 defers, anything else
+        // (taken, or Redis cannot say) fetches.
+        #expect(SharedPages.slotLock(.success(.integer(1))) == .mine)
+        #expect(SharedPages.slotLock(.success(.integer(0))) == .held)
+        #expect(SharedPages.slotLock(.success(.integer(-1))) == .full)
+        #expect(SharedPages.slotLock(.success(.error("NOSCRIPT"))) == .mine)
+        #expect(SharedPages.slotLock(.failure(.timedOut)) == .mine)
     }
 
     /// Waiting for another replica's fetch: found, ask again while the lock is held and the
