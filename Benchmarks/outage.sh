@@ -8,6 +8,8 @@
 # origin is reset between them. Prints each run's figures (Benchmarks/outage.py) and the
 # ratios. Servers on CPU 0, the client and the origin on CPU 1.
 #   USERS=50 DURATION_S=30 OUTAGE_AT=10 OUTAGE_FOR=10 Benchmarks/outage.sh   a shorter run
+#   SERVERS=gateway GATEWAY_FLAGS="--origin-breaker-open 10" Benchmarks/outage.sh
+#       the gateway alone, with other settings (how the breaker's defaults were chosen)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=Benchmarks/lib.sh
@@ -32,7 +34,7 @@ BENCH_PIDS+=($!)
 wait_for "http://127.0.0.1:$ORIGIN_PORT/items/1"
 
 start_gateway --host 127.0.0.1 --port "$GATEWAY_PORT" --threads 1 --origin "http://127.0.0.1:$ORIGIN_PORT" \
-    --cache-dir "$WORK/gateway-cache" --log-level warning
+    --cache-dir "$WORK/gateway-cache" --log-level warning ${GATEWAY_FLAGS:-}
 wait_for "http://127.0.0.1:$GATEWAY_PORT/healthz"
 
 proxy="proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection \"\";
@@ -51,6 +53,7 @@ echo "users ${USERS:-200}, ${DURATION_S:-70} s, outage at ${OUTAGE_AT:-30} s for
 curl -fs -X POST "http://127.0.0.1:$ORIGIN_PORT/__admin/reset" >/dev/null
 gateway=$(SERVER_PID=$GATEWAY_PID $CLIENT_CPU python3 Benchmarks/outage.py gateway "http://127.0.0.1:$GATEWAY_PORT" "http://127.0.0.1:$ORIGIN_PORT")
 echo "gateway $gateway"
+[ "${SERVERS:-gateway nginx}" = gateway ] && exit 0
 curl -fs -X POST "http://127.0.0.1:$ORIGIN_PORT/__admin/reset" >/dev/null
 nginx=$(SERVER_PID=$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -1) $CLIENT_CPU python3 Benchmarks/outage.py nginx "http://127.0.0.1:$NGINX_PORT" "http://127.0.0.1:$ORIGIN_PORT")
 echo "nginx   $nginx"
@@ -62,7 +65,9 @@ def ratio(key):
 print("origin requests per 1,000 client requests: overall", ratio("origin_per_1000"),
       "| during the outage", ratio("outage_origin_per_1000"), "| outside it", ratio("outside_origin_per_1000"))
 print("p99 ms: every answer", ratio("p99_ms"), "| list pages", ratio("list_p99_ms"))
+print("answers that waited for the origin (>= 40 ms): share", ratio("waited_share"), "| p50 ms", ratio("waited_p50_ms"),
+      "| p90 ms", ratio("waited_p90_ms"), "| details alone: p50 ms", ratio("waited_detail_p50_ms"), "| p90 ms", ratio("waited_detail_p90_ms"))
 print("server CPU seconds:", ratio("server_cpu_s"), "| origin image requests:", g["origin_image_requests"], "vs", n["origin_image_requests"])
 print("5xx during the outage to pages answered before it:", g["outage_5xx_known_pages"], "vs", n["outage_5xx_known_pages"],
-      "| any 5xx during it:", g["outage_5xx"], "vs", n["outage_5xx"])
+      "| any 5xx during it:", g["outage_5xx"], "vs", n["outage_5xx"], "| after it:", g["after_5xx"], "vs", n["after_5xx"])
 PY
