@@ -17,7 +17,7 @@ public final class GatewayMetrics: Sendable {
     private let cacheTallies: [CacheEvent: Tally]
     package static let pageCacheEventNames = ["hit", "stale", "miss", "expired", "stale_if_error", "eviction", "prefetch"]
     package static let imageCacheEventNames = ["hit", "miss", "eviction"]
-    package static let sharedPageEventNames = ["hit", "hit_after_wait", "stale", "miss", "error"]
+    package static let sharedPageEventNames = ["hit", "hit_after_wait", "stale", "miss", "error", "refresh_deferred"]
 
     private final class Tally: Sendable {
         let count = Atomic<Int>(0)

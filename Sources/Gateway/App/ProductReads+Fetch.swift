@@ -12,7 +12,8 @@ extension ProductReads {
     /// thread finishes it. The leader asks the shared tier first when there is one (see
     /// ``SharedPages``), then the origin. `capped`: a refresh that took one of this process's
     /// ``refreshSlots``; with the shared tier it needs one of the replicas' too, and ends
-    /// `.deferred` without.
+    /// `.deferred` without. Only the leader's `capped` counts: a caller that joins a running
+    /// fetch gets its outcome, `.deferred` included.
     func fetch(
         _ kind: Kind, key: PageCacheKey, locale: ClientLocale, request: GatewayRequest, context: RouteContext, capped: Bool = false,
         completion: @escaping @Sendable (Outcome) -> Void

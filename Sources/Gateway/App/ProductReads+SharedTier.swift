@@ -42,15 +42,7 @@ struct SharedTierFetch: Sendable {
             // Another replica's fetch failed lately: back off here too, and answer as it did.
             heldByReplica(backoff, stale: stale)
         case .miss(let version, let stale, nil) where capped:
-            shared.lockWithinSlots(names, version: version, slots: ProductReads.recoveryRefreshes, redis: redis) { taken in
-                switch taken {
-                case .mine: fetchAndShare(version: version, stale: stale, slot: true)
-                case .held: locked(false, version: version, stale: stale)
-                case .full:
-                    reads.metrics.cacheEvent("refresh_deferred", cache: SharedPages.metricName)
-                    finish(.deferred(fallback: stale?.page))
-                }
-            }
+            lockWithinSlots(version: version, stale: stale, waited: false)
         case .miss(let version, let stale, nil):
             shared.lock(names, version: version, redis: redis) { mine in locked(mine, version: version, stale: stale) }
         }
@@ -62,6 +54,29 @@ struct SharedTierFetch: Sendable {
         reads.backoff.adopt(originKey, until: now + backoff.left, error: backoff.error, originStatus: backoff.originStatus)
         reads.metrics.originBackoff("held")
         finish(.failure(backoff.error.retryingAfter(backoff.left), originStatus: backoff.originStatus, fallback: stale?.page))
+    }
+
+    /// A capped refresh: fetches only with the lock and one of the replicas' slots. When
+    /// another replica holds the lock, waits for its entry; if none comes, tries once more
+    /// (`waited`), and defers rather than fetch without a slot.
+    private func lockWithinSlots(version: String, stale: SharedPageRecord.Entry?, waited: Bool) {
+        shared.lockWithinSlots(names, version: version, slots: ProductReads.recoveryRefreshes, redis: redis) { taken in
+            switch taken {
+            case .mine: fetchAndShare(version: version, stale: stale, slot: true)
+            case .unsure: fetchAndShare(version: version, stale: stale)
+            case .held where !waited:
+                shared.waitForEntry(names, version: version, until: .now + shared.waitBound, redis: redis) { outcome in
+                    switch outcome {
+                    case .entry(let entry): fromShared(entry)
+                    case .backoff(let backoff): heldByReplica(backoff, stale: stale)
+                    case .nothing: lockWithinSlots(version: version, stale: stale, waited: true)
+                    }
+                }
+            case .held, .full:
+                reads.metrics.cacheEvent("refresh_deferred", cache: SharedPages.metricName)
+                finish(.deferred(fallback: stale?.page))
+            }
+        }
     }
 
     /// One replica fetches; the others wait for its entry, then fetch themselves.

@@ -249,11 +249,23 @@ public final class ProductReads: Sendable {
             return
         case .stale:
             metrics.cacheEvent("stale", cache: "page")
-            cached!.page.prefetch?.used()
-            responder.send(answer(cached!.page, request, locale, status: CacheStatus.staleWhileRevalidating, now: now))
-            guard capsRefresh(key, now: now) else { return fetch(kind, key: key, locale: locale, request: request, context: context) { _ in } }
-            guard refreshSlots.take() else { return metrics.cacheEvent("refresh_deferred", cache: "page") }
-            fetch(kind, key: key, locale: locale, request: request, context: context, capped: true) { [self] _ in refreshSlots.give() }
+            let page = cached!.page
+            page.prefetch?.used()
+            // A refresh already running is left to finish: this read takes no slot for it.
+            guard !coalescer.isRunning(FetchKey(key: key, generation: cache.generation)) else {
+                return responder.send(answer(page, request, locale, status: CacheStatus.staleWhileRevalidating, now: now))
+            }
+            // While the origin recovers the refresh needs one of this process's slots; the
+            // answer says when there was none (with the shared tier, whether a replicas' slot
+            // is free is known only after the answer: it says revalidating).
+            let capped = capsRefresh(key, now: now)
+            let slot = capped && refreshSlots.take()
+            let deferred = capped && !slot
+            responder.send(answer(page, request, locale, status: deferred ? CacheStatus.refreshDeferred : CacheStatus.staleWhileRevalidating, now: now))
+            if deferred { return metrics.cacheEvent("refresh_deferred", cache: "page") }
+            fetch(kind, key: key, locale: locale, request: request, context: context, capped: slot) { [self] _ in
+                if slot { refreshSlots.give() }
+            }
             return
         case .expired, nil:
             metrics.cacheEvent(cached == nil ? "miss" : "expired", cache: "page")
@@ -269,39 +281,59 @@ public final class ProductReads: Sendable {
             }
             slot = true
         }
-        let fwd = cached == nil ? "miss" : "stale"
+        let reply = FetchReply(kind: kind, locale: locale, request: request, context: context, responder: responder, stored: cached?.page)
         fetch(kind, key: key, locale: locale, request: request, context: context, capped: slot) { [self, slot] outcome in
             if slot { refreshSlots.give() }
-            let now = ContinuousClock.now
-            switch outcome {
-            case .page(let page, let hasNextPage, let tier):
-                // A client that joined a prefetch's fetch read what it fetched.
-                page.prefetch?.used()
-                let status: String
-                switch tier {
-                case .shared: status = CacheStatus.sharedHit(ttl: Self.secondsLeft(page, now), fwd: fwd)
-                case .origin(let sharedConsulted): status = sharedConsulted ? CacheStatus.storedInBoth(fwd: fwd) : CacheStatus.stored(fwd: fwd)
-                }
-                responder.send(answer(page, request, locale, status: status, now: now))
-                if case .list(let query) = kind, hasNextPage {
-                    var next = query
-                    next.page += 1
-                    prefetch(next, locale: locale, request: request, context: context)
-                }
-            case .failure(let error, let originStatus, let fallback):
-                if let stale = cached?.page ?? fallback, error.status >= 500 {
-                    metrics.cacheEvent("stale_if_error", cache: "page")
-                    responder.send(answer(stale, request, locale, status: CacheStatus.staleIfError(status: originStatus), now: now))
-                } else {
-                    responder.fail(error.adding(header: "Cache-Status", CacheStatus.notStored(fwd: fwd, status: originStatus)))
-                }
-            case .deferred(let fallback):
-                // Only a capped refresh defers, and only requests with a stored page wait for one;
-                // should that page have been evicted since, there is nothing to serve.
-                guard let stored = cached?.page ?? fallback else {
-                    return responder.fail(GatewayError.serviceUnavailable("The origin is recovering; try again shortly.").retryingAfter(.seconds(1)))
-                }
-                responder.send(answer(stored, request, locale, status: CacheStatus.refreshDeferred, now: now))
+            deliver(outcome, key: key, reply)
+        }
+    }
+
+    /// What answering a fetched page needs of the request that waited for it.
+    struct FetchReply: Sendable {
+        var kind: Kind
+        var locale: ClientLocale
+        var request: GatewayRequest
+        var context: RouteContext
+        var responder: Responder
+        /// The expired page the request found (nil: a miss).
+        var stored: CachedPage?
+        var fwd: String { stored == nil ? "miss" : "stale" }
+    }
+
+    /// Answers a request that waited for the fetch of `key`, on whichever thread it ended.
+    private func deliver(_ outcome: Outcome, key: PageCacheKey, _ reply: FetchReply) {
+        let (request, locale, fwd, responder) = (reply.request, reply.locale, reply.fwd, reply.responder)
+        let now = ContinuousClock.now
+        switch outcome {
+        case .page(let page, let hasNextPage, let tier):
+            // A client that joined a prefetch's fetch read what it fetched.
+            page.prefetch?.used()
+            let status: String
+            switch tier {
+            case .shared: status = CacheStatus.sharedHit(ttl: Self.secondsLeft(page, now), fwd: fwd)
+            case .origin(let sharedConsulted): status = sharedConsulted ? CacheStatus.storedInBoth(fwd: fwd) : CacheStatus.stored(fwd: fwd)
+            }
+            responder.send(answer(page, request, locale, status: status, now: now))
+            if case .list(let query) = reply.kind, hasNextPage {
+                var next = query
+                next.page += 1
+                prefetch(next, locale: locale, request: request, context: reply.context)
+            }
+        case .failure(let error, let originStatus, let fallback):
+            if let stale = reply.stored ?? fallback, error.status >= 500 {
+                metrics.cacheEvent("stale_if_error", cache: "page")
+                responder.send(answer(stale, request, locale, status: CacheStatus.staleIfError(status: originStatus), now: now))
+            } else {
+                responder.fail(error.adding(header: "Cache-Status", CacheStatus.notStored(fwd: fwd, status: originStatus)))
+            }
+        case .deferred(let fallback):
+            if let stored = reply.stored ?? fallback {
+                return responder.send(answer(stored, request, locale, status: CacheStatus.refreshDeferred, now: now))
+            }
+            // A miss that joined a capped refresh (its page was evicted after the refresh
+            // began): misses are never deferred, so it leads a fetch of its own.
+            fetch(reply.kind, key: key, locale: locale, request: request, context: reply.context) { [self] outcome in
+                deliver(outcome, key: key, reply)
             }
         }
     }

@@ -25,6 +25,11 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         for waiter in waiters { waiter(value) }
     }
 
+    /// Whether work for `key` is running now (a moment later it may have ended).
+    func isRunning(_ key: Key) -> Bool {
+        waiting.withLock { $0[key] != nil }
+    }
+
     /// Keys with work running.
     var inProgress: Int { waiting.withLock { $0.count } }
 }

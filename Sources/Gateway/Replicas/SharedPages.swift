@@ -157,13 +157,16 @@ final class SharedPages: Sendable {
 
     /// What taking a fetch's lock within the replicas' recovery slots gave.
     enum SlotLock: Equatable, Sendable {
-        /// This replica took the lock and a slot (or Redis could not say): fetch, then free
-        /// both (``unlock(_:version:redis:slot:)`` with `slot`).
+        /// This replica took the lock and a slot: fetch, then free both
+        /// (``unlock(_:version:redis:slot:)`` with `slot`).
         case mine
         /// Another replica fetches this page: wait for its entry, as after a lock not taken.
         case held
         /// Every slot is taken: nothing is fetched now; a later read refreshes it.
         case full
+        /// Redis could not say (an error, a time-out): fetch, as without Redis, holding no
+        /// slot to free (this replica's own slots still bound it).
+        case unsure
     }
 
     /// Where the replicas' recovery slots are kept: a sorted set of the locks holding one,
@@ -174,7 +177,9 @@ final class SharedPages: Sendable {
     /// KEYS[1] the fetch's lock, KEYS[2] the slots; ARGV[1] the lock's milliseconds, ARGV[2]
     /// how many slots there are. Answers 1 (lock and slot taken), 0 (the lock is another's),
     /// -1 (no slot free). Slots past their time are dropped first, by Redis' own clock (the
-    /// replicas' clocks may differ).
+    /// replicas' clocks may differ; `TIME` before a write needs Redis 5 or newer, and an
+    /// older one's error reads as ``SlotLock/unsure``). The set lives as long as its
+    /// longest slot.
     static let slotLockScript = """
         local t = redis.call('TIME')
         local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -183,7 +188,7 @@ final class SharedPages: Sendable {
         if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return -1 end
         redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
         redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), KEYS[1])
-        redis.call('PEXPIRE', KEYS[2], ARGV[1])
+        if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
         return 1
         """
     /// KEYS[1] the fetch's lock, KEYS[2] the slots: frees both.
@@ -207,13 +212,13 @@ final class SharedPages: Sendable {
         }
     }
 
-    /// Reads the answer of ``slotLockScript``: anything but 0 or -1 (an error, a time-out)
-    /// means fetch, as without Redis; this replica's own slots still bound it.
+    /// Reads the answer of ``slotLockScript``.
     static func slotLock(_ result: Result<RedisReply, RedisFailure>) -> SlotLock {
         switch result {
+        case .success(.integer(1)): .mine
         case .success(.integer(0)): .held
         case .success(.integer(-1)): .full
-        default: .mine
+        default: .unsure
         }
     }
 

@@ -152,25 +152,26 @@ extension IntegrationTests {
 
         /// While the origin recovers, every replica together refreshes stored pages
         /// ``ProductReads/recoveryRefreshes`` at a time: A, refreshing four stale details,
-        /// holds every slot, so B serves its two stale details as they are and refreshes them
-        /// on a later read, when slots are free.
+        /// holds every slot, so B serves its two expired details as they are
+        /// (`refresh-deferred`) and refreshes them on a later read, when slots are free.
         @Test func afterAnOutageTheReplicasRefreshAFewPagesAtATimeTogether() async throws {
             try await ReplicaHarness.with { harness in
+                let timeToLive = Duration.seconds(2)
                 let configure: (inout GatewayConfiguration) -> Void = {
-                    $0.readPath.detailTimeToLive = .milliseconds(500)
+                    $0.readPath.detailTimeToLive = timeToLive
                     $0.origin.breaker.failures = 1
                     $0.origin.breaker.openFor = .milliseconds(200)
                 }
                 let a = try harness.start(configure)
-                let b = try harness.start(configure)
+                // B serves nothing stale while it refreshes: its old pages are expired.
+                let b = try harness.start { configure(&$0); $0.readPath.cache.staleWhileRevalidate = .zero }
                 #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
                 // Both hold details 1…6: A from the origin, B from the shared tier.
+                let stored = ContinuousClock.now
                 for id in 1...6 { #expect(try await offPool { try Self.get(a.port, "/v1/products/\(id)") }.status == 200) }
                 #expect(try await harness.wait { try Self.storedPages(harness) == 6 })
-                for id in 1...6 {
-                    let fromB = try await offPool { try Self.get(b.port, "/v1/products/\(id)") }
-                    #expect(fromB.header("Cache-Status")?.hasPrefix("open-market-gateway-shared; hit") == true)
-                }
+                for id in 1...6 { #expect(try await offPool { try Self.get(b.port, "/v1/products/\(id)") }.status == 200) }
+                #expect(harness.origin.counts.route("GET", "/item/{id}") == 6)
                 // An outage opens both breakers; after it a probe closes each: both recover.
                 harness.origin.setFaults(DemoFaults(errorRate: 1))
                 #expect(try await offPool { try Self.get(a.port, "/v1/products/30") }.status == 502)
@@ -179,29 +180,38 @@ extension IntegrationTests {
                 try await Task.sleep(for: .milliseconds(250))
                 #expect(try await offPool { try Self.get(a.port, "/v1/products/32") }.status == 200)
                 #expect(try await offPool { try Self.get(b.port, "/v1/products/33") }.status == 200)
-                try await Task.sleep(for: .milliseconds(600))
+                try await Task.sleep(until: stored + timeToLive + .milliseconds(200))
 
                 // Details 1…6 are stale everywhere. A slow origin keeps A's refreshes running.
-                harness.origin.setFaults(DemoFaults(latencyMs: 500))
+                harness.origin.setFaults(DemoFaults(latencyMs: 3000))
                 harness.origin.resetCounts()
                 for id in 1...6 {
                     let stale = try await offPool { try Self.get(a.port, "/v1/products/\(id)") }
                     #expect(stale.status == 200)
-                    #expect(stale.header("Cache-Status") == CacheStatus.staleWhileRevalidating)
+                    // 1…4 took A's four slots; 5 and 6 found none.
+                    #expect(stale.header("Cache-Status") == (id <= 4 ? CacheStatus.staleWhileRevalidating : CacheStatus.refreshDeferred))
                 }
                 #expect(try await harness.wait { harness.origin.counts.route("GET", "/item/{id}") == 4 })
-                for id in 5...6 { #expect(try await offPool { try Self.get(b.port, "/v1/products/\(id)") }.status == 200) }
-                let metricsB = { String(decoding: b.routes.reads.metrics.render(), as: UTF8.self) }
-                #expect(try await harness.wait { metricsB().contains(#"gateway_cache_events_total{cache="page_shared",event="refresh_deferred"} 2"#) })
+                // B has slots of its own, but the replicas' four are A's.
+                for id in 5...6 {
+                    let deferred = try await offPool { try Self.get(b.port, "/v1/products/\(id)") }
+                    #expect(deferred.status == 200)
+                    #expect(deferred.header("Cache-Status") == CacheStatus.refreshDeferred)
+                }
+                let metricsB = String(decoding: b.routes.reads.metrics.render(), as: UTF8.self)
+                #expect(metricsB.contains(#"gateway_cache_events_total{cache="page_shared",event="refresh_deferred"} 2"#))
                 let metricsA = String(decoding: a.routes.reads.metrics.render(), as: UTF8.self)
                 #expect(metricsA.contains(#"gateway_cache_events_total{cache="page",event="refresh_deferred"} 2"#))
                 // A's four refreshes end and free the slots; nothing else reached the origin.
-                #expect(try await harness.wait { try harness.redis.cli("EXISTS", "\(b.routes.reads.shared!.refreshSlotsKey)").hasPrefix("0") })
+                let slots = b.routes.reads.shared!.refreshSlotsKey
+                #expect(try await harness.wait(seconds: 10) { try harness.redis.cli("EXISTS", slots).hasPrefix("0") })
                 #expect(harness.origin.counts.route("GET", "/item/{id}") == 4)
                 #expect((1...4).map { harness.origin.counts.count("GET", "/item/\($0)") } == [1, 1, 1, 1])
                 // A later read through B refreshes detail 5.
-                #expect(try await offPool { try Self.get(b.port, "/v1/products/5") }.status == 200)
-                #expect(try await harness.wait { harness.origin.counts.count("GET", "/item/5") == 1 })
+                harness.origin.setFaults(DemoFaults())
+                let refreshed = try await offPool { try Self.get(b.port, "/v1/products/5") }
+                #expect(refreshed.header("Cache-Status") == "open-market-gateway-shared; fwd=miss; stored, open-market-gateway; fwd=stale; stored")
+                #expect(harness.origin.counts.count("GET", "/item/5") == 1)
                 a.server.shutdown()
                 b.server.shutdown()
             }

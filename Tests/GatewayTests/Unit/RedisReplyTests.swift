@@ -123,13 +123,14 @@ import Testing
         #expect(!SharedPages.shouldFetch(.success(.null)))
         #expect(SharedPages.shouldFetch(.failure(.timedOut)))
         #expect(SharedPages.shouldFetch(.failure(.unavailable)))
-        // The recovery slots' lock: 0 waits for the other replica, -1 defers, anything else
-        // (taken, or Redis cannot say) fetches.
+        // The recovery slots' lock: 1 fetches holding a slot, 0 waits for the other replica,
+        // -1 defers, anything else (Redis cannot say) fetches holding none.
         #expect(SharedPages.slotLock(.success(.integer(1))) == .mine)
         #expect(SharedPages.slotLock(.success(.integer(0))) == .held)
         #expect(SharedPages.slotLock(.success(.integer(-1))) == .full)
-        #expect(SharedPages.slotLock(.success(.error("NOSCRIPT"))) == .mine)
-        #expect(SharedPages.slotLock(.failure(.timedOut)) == .mine)
+        #expect(SharedPages.slotLock(.success(.error("ERR Error running script"))) == .unsure)
+        #expect(SharedPages.slotLock(.success(.null)) == .unsure)
+        #expect(SharedPages.slotLock(.failure(.timedOut)) == .unsure)
     }
 
     /// Waiting for another replica's fetch: found, ask again while the lock is held and the
