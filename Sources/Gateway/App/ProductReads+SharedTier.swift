@@ -65,13 +65,7 @@ struct SharedTierFetch: Sendable {
             case .mine: fetchAndShare(version: version, stale: stale, slot: true)
             case .unsure: fetchAndShare(version: version, stale: stale)
             case .held where !waited:
-                shared.waitForEntry(names, version: version, until: .now + shared.waitBound, redis: redis) { outcome in
-                    switch outcome {
-                    case .entry(let entry): fromShared(entry)
-                    case .backoff(let backoff): heldByReplica(backoff, stale: stale)
-                    case .nothing: lockWithinSlots(version: version, stale: stale, waited: true)
-                    }
-                }
+                waitForHolder(version: version, stale: stale) { lockWithinSlots(version: version, stale: stale, waited: true) }
             case .held, .full:
                 reads.metrics.cacheEvent("refresh_deferred", cache: SharedPages.metricName)
                 finish(.deferred(fallback: stale?.page))
@@ -82,11 +76,17 @@ struct SharedTierFetch: Sendable {
     /// One replica fetches; the others wait for its entry, then fetch themselves.
     private func locked(_ mine: Bool, version: String, stale: SharedPageRecord.Entry?) {
         if mine { return fetchAndShare(version: version, stale: stale) }
+        waitForHolder(version: version, stale: stale) { fetchAndShare(version: version, stale: stale) }
+    }
+
+    /// Waits for the entry of the replica holding the lock: its page, or its failure's
+    /// backoff, is this fetch's outcome; `otherwise` runs when neither comes in time.
+    private func waitForHolder(version: String, stale: SharedPageRecord.Entry?, otherwise: @escaping @Sendable () -> Void) {
         shared.waitForEntry(names, version: version, until: .now + shared.waitBound, redis: redis) { waited in
             switch waited {
             case .entry(let entry): fromShared(entry)
             case .backoff(let backoff): heldByReplica(backoff, stale: stale)
-            case .nothing: fetchAndShare(version: version, stale: stale)
+            case .nothing: otherwise()
             }
         }
     }

@@ -251,14 +251,11 @@ public final class ProductReads: Sendable {
             metrics.cacheEvent("stale", cache: "page")
             let page = cached!.page
             page.prefetch?.used()
-            // A refresh already running is left to finish: this read takes no slot for it.
-            guard !coalescer.isRunning(FetchKey(key: key, generation: cache.generation)) else {
-                return responder.send(answer(page, request, locale, status: CacheStatus.staleWhileRevalidating, now: now))
-            }
-            // While the origin recovers the refresh needs one of this process's slots; the
-            // answer says when there was none (with the shared tier, whether a replicas' slot
-            // is free is known only after the answer: it says revalidating).
-            let capped = capsRefresh(key, now: now)
+            // While the origin recovers the refresh needs one of this process's slots, unless
+            // one is running already (this read joins it); the answer says when there was none
+            // (with the shared tier, whether a replicas' slot is free is known only after the
+            // answer: it says revalidating).
+            let capped = capsRefresh(key, now: now) && !coalescer.isRunning(FetchKey(key: key, generation: cache.generation))
             let slot = capped && refreshSlots.take()
             let deferred = capped && !slot
             responder.send(answer(page, request, locale, status: deferred ? CacheStatus.refreshDeferred : CacheStatus.staleWhileRevalidating, now: now))
