@@ -7,11 +7,15 @@ import GatewayModels
 ///
 /// Bounded: past `capacity` pending bytes, lines are dropped and counted, and the count is
 /// reported in a later line. Lines at `error` or above wake the writer at once; the rest
-/// are written within `interval`. The writer's thread lives as long as the process.
+/// are written within `interval` of the batch's first line. With nothing to write the
+/// writer's thread sleeps until a line comes (an idle gateway does not wake for its log).
+/// The thread lives as long as the process.
 public final class LogWriter: Sendable {
     private struct Pending {
         var bytes: [UInt8] = []
         var dropped = 0
+        /// An urgent line is queued: the writer drains without waiting out `interval`.
+        var urgent = false
     }
 
     private let pending = Locked<Pending>(Pending())
@@ -34,22 +38,23 @@ public final class LogWriter: Sendable {
 
     /// Queues one line (with its newline). Never blocks on I/O.
     public func write(_ line: String, urgent: Bool = false) {
-        let accepted = pending.withLock { pending -> Bool in
+        let signal = pending.withLock { pending -> Bool in
             guard pending.bytes.count + line.utf8.count <= capacity else {
                 pending.dropped += 1
                 return false
             }
+            let wasEmpty = pending.bytes.isEmpty
             pending.bytes.append(contentsOf: line.utf8)
-            return true
+            return Self.queued(&pending, wasEmpty: wasEmpty, urgent: urgent)
         }
-        if urgent && accepted { wake.signal() }
+        if signal { wake.signal() }
     }
 
     /// Queues one line that `append` writes (with its newline) straight into the buffer,
     /// under the writer's lock: no String made. A line that would pass the capacity is
     /// taken back and counted as dropped. Never blocks on I/O.
     package func write(urgent: Bool = false, _ append: (inout [UInt8]) -> Void) {
-        let accepted = pending.withLock { pending -> Bool in
+        let signal = pending.withLock { pending -> Bool in
             let mark = pending.bytes.count
             append(&pending.bytes)
             guard pending.bytes.count <= capacity else {
@@ -57,9 +62,18 @@ public final class LogWriter: Sendable {
                 pending.dropped += 1
                 return false
             }
-            return true
+            return Self.queued(&pending, wasEmpty: mark == 0, urgent: urgent)
         }
-        if urgent && accepted { wake.signal() }
+        if signal { wake.signal() }
+    }
+
+    /// Whether a line just queued must wake the writer: it starts a batch (the writer sleeps
+    /// until one does), or it is the batch's first urgent line (the writer stops waiting out
+    /// `interval`). Under the lock.
+    private static func queued(_ pending: inout Pending, wasEmpty: Bool, urgent: Bool) -> Bool {
+        let firstUrgent = urgent && !pending.urgent
+        if urgent { pending.urgent = true }
+        return wasEmpty || firstUrgent
     }
 
     /// Writes everything queued so far before returning. For shutdown.
@@ -67,10 +81,16 @@ public final class LogWriter: Sendable {
         drain()
     }
 
+    /// The writer's thread: sleeps until a batch starts, waits out `interval` for the rest of
+    /// it (unless a line is urgent), writes it. A wake left over from a batch already written
+    /// costs one empty turn, never a line.
     private func run() {
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         while true {
-            _ = wake.wait(timeout: .now() + seconds)
+            wake.wait()
+            if !pending.withLock({ $0.urgent }) {
+                _ = wake.wait(timeout: .now() + seconds)
+            }
             drain()
         }
     }
@@ -78,6 +98,8 @@ public final class LogWriter: Sendable {
     private func drain() {
         let (bytes, dropped) = pending.withLock { pending -> ([UInt8], Int) in
             let taken = (pending.bytes, pending.dropped)
+            pending.urgent = false
+            guard !taken.0.isEmpty || taken.1 > 0 else { return taken }
             pending.bytes = []
             pending.bytes.reserveCapacity(64 * 1024)
             pending.dropped = 0

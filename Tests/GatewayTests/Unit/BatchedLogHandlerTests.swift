@@ -1,4 +1,5 @@
 import Foundation
+import GatewayModels
 import Logging
 @testable import Observability
 import Testing
@@ -40,6 +41,46 @@ import Testing
         #expect(lines.count < 20)
         let dropped = Int(report.split(separator: " ")[2]) ?? 0
         #expect(dropped + lines.count - 1 == 20)
+    }
+}
+
+@Suite struct LogWriterWakeTests {
+    /// Reads what `pipe` receives next on a thread of its own; nil when nothing arrived in
+    /// 10 s (a bound against hanging, not a timing check).
+    private func next(_ pipe: Pipe) -> String? {
+        let arrived = Locked<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let handle = pipe.fileHandleForReading
+        Thread {
+            let data = handle.availableData
+            arrived.withLock { $0 = String(decoding: data, as: UTF8.self) }
+            done.signal()
+        }.start()
+        guard done.wait(timeout: .now() + 10) == .success else { return nil }
+        return arrived.withLock { $0 }
+    }
+
+    /// The writer sleeps while there is nothing to write: a line must wake it, and so must
+    /// the first line after a batch was written.
+    @Test func eachBatchsFirstLineWakesTheWriter() {
+        let pipe = Pipe()
+        let writer = LogWriter(output: pipe.fileHandleForWriting, interval: .milliseconds(20))
+        writer.write("first\n")
+        #expect(next(pipe) == "first\n")
+        writer.write(urgent: false) { $0.append(contentsOf: "second\n".utf8) }
+        #expect(next(pipe) == "second\n")
+    }
+
+    /// An urgent line is written without waiting out the interval (an hour here), whether it
+    /// starts a batch or joins one.
+    @Test func anUrgentLineIsWrittenAtOnce() {
+        let pipe = Pipe()
+        let writer = LogWriter(output: pipe.fileHandleForWriting, interval: .seconds(3600))
+        writer.write("failed\n", urgent: true)
+        #expect(next(pipe) == "failed\n")
+        writer.write("queued\n")
+        writer.write("failed again\n", urgent: true)
+        #expect(next(pipe) == "queued\nfailed again\n")
     }
 }
 
