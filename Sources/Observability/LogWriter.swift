@@ -19,6 +19,8 @@ public final class LogWriter: Sendable {
     }
 
     private let pending = Locked<Pending>(Pending())
+    /// Held while a batch is taken and written (``drain()``).
+    private let writing = Locked<Void>(())
     private let wake = DispatchSemaphore(value: 0)
     private let output: FileHandle
     private let capacity: Int
@@ -39,11 +41,11 @@ public final class LogWriter: Sendable {
     /// Queues one line (with its newline). Never blocks on I/O.
     public func write(_ line: String, urgent: Bool = false) {
         let signal = pending.withLock { pending -> Bool in
+            let wasEmpty = pending.bytes.isEmpty && pending.dropped == 0
             guard pending.bytes.count + line.utf8.count <= capacity else {
                 pending.dropped += 1
-                return false
+                return wasEmpty
             }
-            let wasEmpty = pending.bytes.isEmpty
             pending.bytes.append(contentsOf: line.utf8)
             return Self.queued(&pending, wasEmpty: wasEmpty, urgent: urgent)
         }
@@ -56,27 +58,30 @@ public final class LogWriter: Sendable {
     package func write(urgent: Bool = false, _ append: (inout [UInt8]) -> Void) {
         let signal = pending.withLock { pending -> Bool in
             let mark = pending.bytes.count
+            let wasEmpty = mark == 0 && pending.dropped == 0
             append(&pending.bytes)
             guard pending.bytes.count <= capacity else {
                 pending.bytes.removeSubrange(mark...)
                 pending.dropped += 1
-                return false
+                return wasEmpty
             }
-            return Self.queued(&pending, wasEmpty: mark == 0, urgent: urgent)
+            return Self.queued(&pending, wasEmpty: wasEmpty, urgent: urgent)
         }
         if signal { wake.signal() }
     }
 
-    /// Whether a line just queued must wake the writer: it starts a batch (the writer sleeps
-    /// until one does), or it is the batch's first urgent line (the writer stops waiting out
-    /// `interval`). Under the lock.
+    /// Whether a line just queued must wake the writer: it starts a batch (nothing was
+    /// pending, not even a count of dropped lines: the writer sleeps until a batch starts), or
+    /// it is the batch's first urgent line (the writer stops waiting out `interval`). A line
+    /// dropped when nothing was pending wakes it too, for the report. Under the lock.
     private static func queued(_ pending: inout Pending, wasEmpty: Bool, urgent: Bool) -> Bool {
         let firstUrgent = urgent && !pending.urgent
         if urgent { pending.urgent = true }
         return wasEmpty || firstUrgent
     }
 
-    /// Writes everything queued so far before returning. For shutdown.
+    /// Writes everything queued so far before returning, a batch the writer's thread took
+    /// included. For shutdown.
     public func flush() {
         drain()
     }
@@ -95,8 +100,25 @@ public final class LogWriter: Sendable {
         }
     }
 
+    /// Takes what is pending and writes it, holding `writing` throughout: a `flush()` while the
+    /// writer's thread writes a batch waits for it (the process may exit right after), and
+    /// batches reach the output in order.
     private func drain() {
-        let (bytes, dropped) = pending.withLock { pending -> ([UInt8], Int) in
+        writing.withLock { _ in writeOut(taking()) }
+    }
+
+    private func writeOut(_ taken: (bytes: [UInt8], dropped: Int)) {
+        let (bytes, dropped) = taken
+        var data = Data(bytes)
+        if dropped > 0 {
+            data.append(contentsOf: "log-writer: dropped \(dropped) lines (over \(capacity) bytes pending)\n".utf8)
+        }
+        guard !data.isEmpty else { return }
+        try? output.write(contentsOf: data)
+    }
+
+    private func taking() -> (bytes: [UInt8], dropped: Int) {
+        pending.withLock { pending -> ([UInt8], Int) in
             let taken = (pending.bytes, pending.dropped)
             pending.urgent = false
             guard !taken.0.isEmpty || taken.1 > 0 else { return taken }
@@ -105,11 +127,5 @@ public final class LogWriter: Sendable {
             pending.dropped = 0
             return taken
         }
-        var data = Data(bytes)
-        if dropped > 0 {
-            data.append(contentsOf: "log-writer: dropped \(dropped) lines (over \(capacity) bytes pending)\n".utf8)
-        }
-        guard !data.isEmpty else { return }
-        try? output.write(contentsOf: data)
     }
 }

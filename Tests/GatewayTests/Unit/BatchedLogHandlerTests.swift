@@ -79,8 +79,19 @@ import Testing
         writer.write("failed\n", urgent: true)
         #expect(next(pipe) == "failed\n")
         writer.write("queued\n")
+        // For order only: the writer is in its hour's wait for the batch when the urgent line comes.
+        Thread.sleep(forTimeInterval: 0.1)
         writer.write("failed again\n", urgent: true)
         #expect(next(pipe) == "queued\nfailed again\n")
+    }
+
+    /// A line dropped when nothing was pending (longer than the whole capacity) wakes the
+    /// writer for its report.
+    @Test func aDropReportIsWrittenWithoutAnotherLine() {
+        let pipe = Pipe()
+        let writer = LogWriter(output: pipe.fileHandleForWriting, capacity: 16, interval: .milliseconds(20))
+        writer.write("a line longer than sixteen bytes\n")
+        #expect(next(pipe) == "log-writer: dropped 1 lines (over 16 bytes pending)\n")
     }
 }
 
