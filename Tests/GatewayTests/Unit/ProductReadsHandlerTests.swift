@@ -55,6 +55,13 @@ import Testing
     static func harness(
         backoff: FetchBackoff<PageCacheKey> = FetchBackoff(first: .zero, maximum: .zero), _ configure: (inout ReadPathConfiguration) -> Void = { _ in }
     ) throws -> HandlerHarness {
+        try harnessAndReads(backoff: backoff, configure).harness
+    }
+
+    /// ``harness(backoff:_:)`` and the reads it serves, for a test that waits on their state.
+    static func harnessAndReads(
+        backoff: FetchBackoff<PageCacheKey> = FetchBackoff(first: .zero, maximum: .zero), _ configure: (inout ReadPathConfiguration) -> Void = { _ in }
+    ) throws -> (harness: HandlerHarness, reads: ProductReads) {
         var configuration = ReadPathConfiguration()
         configure(&configuration)
         let reads = ProductReads(
@@ -62,7 +69,7 @@ import Testing
             metrics: GatewayMetrics(), backoff: backoff)
         var router = Router()
         reads.register(in: &router)
-        return HandlerHarness(router: router, answer: v1Origin)
+        return (HandlerHarness(router: router, answer: v1Origin), reads)
     }
 
 
@@ -148,7 +155,7 @@ import Testing
     /// refreshed by a later read, so a recovering origin does not get every stale key at once.
     /// Reads of a key whose refresh is running take no slot.
     @Test func keysThatFailedAreRefreshedAFewAtATime() async throws {
-        let harness = try Self.harness(backoff: FetchBackoff(first: .milliseconds(1), maximum: .milliseconds(1), jitter: { 1 })) {
+        let (harness, reads) = try Self.harnessAndReads(backoff: FetchBackoff(first: .milliseconds(1), maximum: .milliseconds(1), jitter: { 1 })) {
             $0.detailTimeToLive = .zero; $0.cache.staleWhileRevalidate = .seconds(60)
         }
         let ids = 1...6
@@ -169,10 +176,16 @@ import Testing
             + Array(repeating: CacheStatus.refreshDeferred, count: 2))
         #expect(Array(harness.origin.targets.dropFirst(12)) == ["/item/1", "/item/2", "/item/3", "/item/4"])
         harness.origin.release()
+        // The four refreshes finish on the mapping workers, then on the loop: a number of
+        // loop turns is not enough on a busy machine.
+        #expect(try await poll(for: .seconds(10)) { reads.refreshSlots.inUse == 0 })
         await harness.settle()
         // The slots are free again; every stale key refreshes on its next read, the two
-        // deferred ones too.
-        for id in ids { _ = await harness.get("/v1/products/\(id)") }
+        // deferred ones too (each read's refresh let finish before the next read).
+        for id in ids {
+            _ = await harness.get("/v1/products/\(id)")
+            #expect(try await poll(for: .seconds(10)) { reads.refreshSlots.inUse == 0 })
+        }
         await harness.settle()
         #expect(Array(harness.origin.targets.dropFirst(16)) == ids.map { "/item/\($0)" })
     }
