@@ -41,6 +41,19 @@ extension IntegrationTests {
             try await request(port, "/readyz").json()["authKeys"] as? String
         }
 
+        /// Waits (at most about 10 s) until the gateway holds the provider's key set: its
+        /// `/readyz` says `fresh`. The provider counts its answer before the gateway has read
+        /// and taken the set, and until then a token on a read is not looked at (the read goes
+        /// on as anonymous): a test that sent one at once failed under ASan's slowness.
+        private func keysLoaded(_ provider: TestIdentityProvider, _ port: Int) async throws -> Bool {
+            guard try await poll(for: .seconds(5), until: { provider.keySetFetches == 1 }) else { return false }
+            for _ in 0..<500 {
+                if try await readiness(port) == "fresh" { return true }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return false
+        }
+
         private func problemDetail(_ response: RawHTTPClient.Response) throws -> String? {
             try response.json()["detail"] as? String
         }
@@ -49,7 +62,7 @@ extension IntegrationTests {
             try await with { provider, harness in
                 let port = harness.port
                 #expect(try await harness.wait { harness.server.configuration.auth != nil })
-                #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                #expect(try await keysLoaded(provider, port))
                 #expect(try await readiness(port) == "fresh")
                 // Reads need no token (writes mode); a valid one is accepted, a bad one is 401.
                 #expect(try await request(port, "/v1/products/1").status == 200)
@@ -80,7 +93,7 @@ extension IntegrationTests {
         @Test func forgeriesAreRememberedAndVerifiedTokensToo() async throws {
             try await with { (provider: TestIdentityProvider, harness: ReadPathHarness) async throws in
                 let port = harness.port
-                #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                #expect(try await keysLoaded(provider, port))
                 let good = provider.token(kid: "k1")
                 let parts = good.split(separator: ".")
                 let forged: String = "\(parts[0]).\(parts[1])." + Base64URL.encode([UInt8](repeating: 7, count: 64))
@@ -100,7 +113,7 @@ extension IntegrationTests {
         @Test func unknownKeysRefetchAtMostOnceInTheSpacing() async throws {
             try await with(spacing: .seconds(2)) { provider, harness in
                 let port = harness.port
-                #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                #expect(try await keysLoaded(provider, port))
                 let old = provider.token(kid: "k1")
                 #expect(try await request(port, "/v1/products/1", token: old).status == 200)
                 // Rotation: k2 is published and signs; the first request with it waits for
@@ -164,7 +177,7 @@ extension IntegrationTests {
         @Test func requiredEverywhereMakesAnswersPrivate() async throws {
             try await with(required: .all) { provider, harness in
                 let port = harness.port
-                #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                #expect(try await keysLoaded(provider, port))
                 let none = try await request(port, "/v1/products?page=1")
                 #expect(none.status == 401)
                 #expect(none.header("WWW-Authenticate") == "Bearer")
@@ -190,7 +203,7 @@ extension IntegrationTests {
         @Test func writeScope() async throws {
             try await with(writeScope: "products:write") { provider, harness in
                 let port = harness.port
-                #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                #expect(try await keysLoaded(provider, port))
                 let refused = try await request(port, "/v1/products/1", method: "DELETE", token: provider.token(kid: "k1", extra: #""scope":"openid""#))
                 #expect(refused.status == 403)
                 #expect(refused.header("WWW-Authenticate") == #"Bearer error="insufficient_scope", scope="products:write""#)
@@ -208,7 +221,7 @@ extension IntegrationTests {
                 limits.keyBySubject = true
             }) { provider, harness in
                 let port = harness.port
-                #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                #expect(try await keysLoaded(provider, port))
                 let alice = provider.token(kid: "k1", subject: "alice")
                 let bob = provider.token(kid: "k1", subject: "bob")
                 let statuses = [
@@ -227,7 +240,7 @@ extension IntegrationTests {
         @Test func httpsProviderWithItsCAFile() async throws {
             try await with(tls: true) { (provider: TestIdentityProvider, harness: ReadPathHarness) async throws in
                 let port = harness.port
-                #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                #expect(try await keysLoaded(provider, port))
                 #expect(try await readiness(port) == "fresh")
                 #expect(try await request(port, "/v1/products/1", token: provider.token(kid: "k1")).status == 200)
             }
