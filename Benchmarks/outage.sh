@@ -59,7 +59,7 @@ nginx_locations="
         location / { return 404; }"
 
 # Starts `$1` (gateway or nginx) with an empty cache; sets SERVER_PID (the process serving)
-# and URL. Every detail's path is $URL$DETAIL with the id after it.
+# and URL.
 start_cache() {
     if [ "$1" = gateway ]; then
         rm -rf "$WORK/gateway-cache"
@@ -95,18 +95,19 @@ if [ -n "${PROBE:-}" ]; then
     export OUTAGE_AT=${DURATION_S:-70} OUTAGE_FOR=0
     echo "misses one at a time through both while ${USERS:-200} users read through one, ${DURATION_S:-70} s each"
     start_cache gateway
+    gateway_url=$URL gateway_pid=$SERVER_PID
     start_cache nginx
-    gateway_pid=$GATEWAY_PID
+    nginx_url=$URL nginx_pid=$SERVER_PID
     for loaded in gateway nginx; do
         curl -fs -X POST "http://127.0.0.1:$ORIGIN_PORT/__admin/reset" >/dev/null
-        url="http://127.0.0.1:$GATEWAY_PORT" pid=$gateway_pid
-        [ "$loaded" = nginx ] && url="http://127.0.0.1:$NGINX_PORT" pid=$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -1)
+        url=$gateway_url pid=$gateway_pid
+        [ "$loaded" = nginx ] && url=$nginx_url pid=$nginx_pid
         SERVER_PID=$pid $CLIENT_CPU python3 Benchmarks/outage.py "$loaded" "$url" "http://127.0.0.1:$ORIGIN_PORT" >"$WORK/load.json" &
         workload=$!
         sleep 5
         first=$((PRODUCTS_READ + 1))
         [ "$loaded" = nginx ] && first=$((PRODUCTS_READ + PROBES + 1))
-        echo "workload through $loaded; misses: $($CLIENT_CPU python3 Benchmarks/miss_probe.py "http://127.0.0.1:$GATEWAY_PORT" "http://127.0.0.1:$NGINX_PORT" "$first" "$PROBES")"
+        echo "workload through $loaded; misses: $($CLIENT_CPU python3 Benchmarks/miss_probe.py "$gateway_url" "$nginx_url" "$first" "$PROBES")"
         wait "$workload"
         echo "    the workload's own: $(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("p99", d["p99_ms"], "ms; details that waited: p50", d["waited_detail_p50_ms"], "p90", d["waited_detail_p90_ms"], "ms")' "$WORK/load.json")"
     done

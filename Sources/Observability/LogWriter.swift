@@ -40,22 +40,16 @@ public final class LogWriter: Sendable {
 
     /// Queues one line (with its newline). Never blocks on I/O.
     public func write(_ line: String, urgent: Bool = false) {
-        let signal = pending.withLock { pending -> Bool in
-            let wasEmpty = pending.bytes.isEmpty && pending.dropped == 0
-            guard pending.bytes.count + line.utf8.count <= capacity else {
-                pending.dropped += 1
-                return wasEmpty
-            }
-            pending.bytes.append(contentsOf: line.utf8)
-            return Self.queued(&pending, wasEmpty: wasEmpty, urgent: urgent)
-        }
-        if signal { wake.signal() }
+        write(urgent: urgent) { $0.append(contentsOf: line.utf8) }
     }
 
     /// Queues one line that `append` writes (with its newline) straight into the buffer,
     /// under the writer's lock: no String made. A line that would pass the capacity is
     /// taken back and counted as dropped. Never blocks on I/O.
     package func write(urgent: Bool = false, _ append: (inout [UInt8]) -> Void) {
+        // The writer sleeps until a batch starts: what makes something pending (a line, or the
+        // count of one dropped, for the report) wakes it, and so does a batch's first urgent
+        // line (the writer stops waiting out `interval`).
         let signal = pending.withLock { pending -> Bool in
             let mark = pending.bytes.count
             let wasEmpty = mark == 0 && pending.dropped == 0
@@ -65,19 +59,11 @@ public final class LogWriter: Sendable {
                 pending.dropped += 1
                 return wasEmpty
             }
-            return Self.queued(&pending, wasEmpty: wasEmpty, urgent: urgent)
+            let firstUrgent = urgent && !pending.urgent
+            if urgent { pending.urgent = true }
+            return wasEmpty || firstUrgent
         }
         if signal { wake.signal() }
-    }
-
-    /// Whether a line just queued must wake the writer: it starts a batch (nothing was
-    /// pending, not even a count of dropped lines: the writer sleeps until a batch starts), or
-    /// it is the batch's first urgent line (the writer stops waiting out `interval`). A line
-    /// dropped when nothing was pending wakes it too, for the report. Under the lock.
-    private static func queued(_ pending: inout Pending, wasEmpty: Bool, urgent: Bool) -> Bool {
-        let firstUrgent = urgent && !pending.urgent
-        if urgent { pending.urgent = true }
-        return wasEmpty || firstUrgent
     }
 
     /// Writes everything queued so far before returning, a batch the writer's thread took
