@@ -14,6 +14,9 @@ let package = Package(
         .executable(name: "http1-probe", targets: ["HTTP1Probe"]),
         .executable(name: "thumbhash-probe", targets: ["ThumbHashProbe"]),
         .executable(name: "jwt-probe", targets: ["JWTProbe"]),
+        // The HTTP/2 glue's libFuzzer target (scripts/fuzz http2-glue); built plainly, it
+        // replays inputs.
+        .executable(name: "http2-glue-fuzz", targets: ["HTTP2GlueFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -256,6 +259,15 @@ let package = Package(
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
         .executableTarget(name: "ThumbHashProbe", dependencies: ["GatewayModels"], path: "Tests/ThumbHashProbe"),
         .executableTarget(name: "JWTProbe", dependencies: ["Authentication"], path: "Tests/JWTProbe"),
+        // libFuzzer's driver, declared (Tests/CLibFuzzer/libfuzzer.h).
+        .systemLibrary(name: "CLibFuzzer", path: "Tests/CLibFuzzer"),
+        .executableTarget(
+            name: "HTTP2GlueFuzz",
+            dependencies: [
+                "Transport", "Routing", "HTTPInterface", "HTTPCodec", "GatewayModels", "Observability", "CNghttp2", "CLibFuzzer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HTTP2GlueFuzz", exclude: ["Findings"]),
         .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Transport", "Routing", "GatewayModels", "HTTPInterface", "BodyCompression", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
