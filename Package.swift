@@ -264,7 +264,7 @@ let package = Package(
         .executableTarget(
             name: "HTTP2GlueFuzz",
             dependencies: [
-                "Transport", "Routing", "HTTPInterface", "HTTPCodec", "GatewayModels", "Observability", "CNghttp2", "CLibFuzzer",
+                "Transport", "Routing", "HTTPInterface", "HTTPCodec", "GatewayModels", "Observability", "CNghttp2", "CLibFuzzer", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HTTP2GlueFuzz", exclude: ["Findings"]),

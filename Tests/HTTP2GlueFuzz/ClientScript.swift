@@ -1,3 +1,5 @@
+import TestSupport
+
 /// What the client sends, decoded from a fuzz input: a sequence of operations, each of which
 /// writes one HTTP/2 frame whose length field is right (so the fuzzer spends its time on what
 /// frames say and in which order, not on framing nghttp2 refuses at once), or, rarely, raw
@@ -107,8 +109,7 @@ struct ClientScript {
 
     private mutating func frame(type: UInt8, flags: UInt8, stream: UInt32, _ payload: [UInt8]) {
         if type <= 1, flags & 1 != 0 { ended.insert(stream) }
-        let length = payload.count
-        bytes += [UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, flags] + Self.word(stream) + payload
+        bytes += HTTP2Frames.frame(type: type, flags: flags, stream: stream, payload)
     }
 
     /// Notes HEADERS on `stream`; true when they opened it.
@@ -138,12 +139,12 @@ struct ClientScript {
         let method = Self.methodNames[Int(reader.byte()) % Self.methodNames.count]
         var path = GlueServer.paths[Int(reader.byte()) % GlueServer.paths.count]
         if path.hasSuffix("=") { path += String(Int(reader.short()) * 20) }
-        var block = Self.literal(":method", method) + Self.literal(":scheme", "http") + Self.literal(":authority", "127.0.0.1")
-            + Self.literal(":path", path)
+        var block = HTTP2Frames.literal(":method", method) + HTTP2Frames.literal(":scheme", "http") + HTTP2Frames.literal(":authority", "127.0.0.1")
+            + HTTP2Frames.literal(":path", path)
         for _ in 0..<Int(reader.byte() % 6) {
             let name = Self.fieldNames[Int(reader.byte()) % Self.fieldNames.count]
             let value = String(decoding: reader.bytes(Int(reader.byte() % 24)), as: UTF8.self)
-            block += Self.literal(name, value)
+            block += HTTP2Frames.literal(name, value)
         }
         let endStream: UInt8 = op & 8 != 0 ? 0x1 : 0
         if op & 16 != 0, block.count > 8 {
@@ -156,25 +157,6 @@ struct ClientScript {
         // Only the request that opened the stream is answered (nghttp2 ignores HEADERS on a
         // stream that was closed, and a second request on an open one is an error).
         if open(stream) { methods[stream] = method }
-    }
-
-    /// A literal field without indexing, new name (RFC 7541 §6.2.2), lengths as §5.1 writes them.
-    static func literal(_ name: String, _ value: String) -> [UInt8] {
-        let name = Array(name.utf8)
-        let value = Array(value.utf8)
-        return [0x00] + integer(name.count) + name + integer(value.count) + value
-    }
-
-    static func integer(_ value: Int) -> [UInt8] {
-        guard value >= 127 else { return [UInt8(value)] }
-        var bytes: [UInt8] = [127]
-        var rest = value - 127
-        while rest >= 128 {
-            bytes.append(UInt8(rest % 128 + 128))
-            rest /= 128
-        }
-        bytes.append(UInt8(rest))
-        return bytes
     }
 }
 

@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 
 /// One fuzz input's conversation with ``GlueServer`` over a fresh TCP connection on
 /// 127.0.0.1: the client's preface, the input's frames (``ClientScript``), then a PING whose
@@ -14,7 +15,7 @@ import Glibc
 /// the input, counted in the outcome.
 enum Conversation {
     /// The client's connection preface: the magic and an empty SETTINGS frame (RFC 9113 §3.4).
-    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]
+    static let preface = HTTP2Frames.preface + HTTP2Frames.frame(.settings)
     static let endMark = Array("glue-end".utf8)
 
     struct Outcome {
@@ -29,7 +30,7 @@ enum Conversation {
         guard let fd = connectLoopback(port: GlueServer.port) else { return Outcome(skipped: true) }
         defer { close(fd) }
         // The end mark: a PING (RFC 9113 §6.7) the server answers after reading all before it.
-        let ping: [UInt8] = [0, 0, 8, 6, 0, 0, 0, 0, 0] + endMark
+        let ping = HTTP2Frames.frame(.ping, endMark)
         let frames = ServerFrames(script: script)
         let awaited = script.awaited
         var over: Bool { frames.closed || frames.sawFatalGoaway }

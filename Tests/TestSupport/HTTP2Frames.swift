@@ -15,8 +15,13 @@ public enum HTTP2Frames {
 
     /// One frame: 24-bit length, type, flags, 31-bit stream id, payload.
     public static func frame(_ type: FrameType, flags: UInt8 = 0, stream: UInt32 = 0, _ payload: [UInt8] = []) -> [UInt8] {
+        frame(type: type.rawValue, flags: flags, stream: stream, payload)
+    }
+
+    /// One frame of any type, `FrameType` names or not (PRIORITY, PRIORITY_UPDATE, unknown ones).
+    public static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, _ payload: [UInt8] = []) -> [UInt8] {
         let length = payload.count
-        return [UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type.rawValue, flags,
+        return [UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, flags,
                 UInt8(stream >> 24 & 0x7f), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)] + payload
     }
 

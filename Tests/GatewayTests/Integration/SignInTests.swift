@@ -47,11 +47,7 @@ extension IntegrationTests {
         /// on as anonymous): a test that sent one at once failed under ASan's slowness.
         private func keysLoaded(_ provider: TestIdentityProvider, _ port: Int) async throws -> Bool {
             guard try await poll(for: .seconds(5), until: { provider.keySetFetches == 1 }) else { return false }
-            for _ in 0..<500 {
-                if try await readiness(port) == "fresh" { return true }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            return false
+            return try await poll(every: .milliseconds(10), for: .seconds(5)) { try await readiness(port) == "fresh" }
         }
 
         private func problemDetail(_ response: RawHTTPClient.Response) throws -> String? {
