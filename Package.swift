@@ -31,8 +31,8 @@ let package = Package(
     ],
     targets: [
         // Debian's C libraries, one system module each (Sources/C*/module.modulemap); every shim
-        // includes <sys/types.h> first (see Sources/CLibevent/shim.h).
-        .systemLibrary(name: "CLibevent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
+        // includes <sys/types.h> first (see Sources/CEvent/shim.h).
+        .systemLibrary(name: "CEvent", pkgConfig: "libevent", providers: [.apt(["libevent-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -87,13 +87,13 @@ let package = Package(
             dependencies: ["HTTPInterface", "GatewayModels", "Observability", .product(name: "Logging", package: "swift-log")]
         ),
         // Event loops, the HTTP/1.1 and HTTP/2 server (listener, client connections, TLS,
-        // nghttp2 sessions) and the origin client: the only targets that import CLibevent and
+        // nghttp2 sessions) and the origin client: the only targets that import CEvent and
         // COpenSSL are this one and RedisClient, and the only one that imports CNghttp2. It
         // reaches the application only through HTTPInterface's `ServerApplication`.
         .target(
             name: "Transport",
             dependencies: [
-                "CLibevent",
+                "CEvent",
                 "COpenSSL",
                 "CTicketKeys",
                 "CNghttp2",
@@ -109,7 +109,7 @@ let package = Package(
         // CHiredis. What does not share state across replicas does not link it.
         .target(
             name: "RedisClient",
-            dependencies: ["CHiredis", "CLibevent", "Transport", "HTTPInterface", "Observability", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CHiredis", "CEvent", "Transport", "HTTPInterface", "Observability", .product(name: "Logging", package: "swift-log")]
         ),
         // The gateway application: routes, rate limits, reads, writes, caches, images,
         // replicas, configuration. No C module, no transport: it sees loops, the origin and

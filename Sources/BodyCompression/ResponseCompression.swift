@@ -1,4 +1,3 @@
-import BodyCompression
 import HTTPInterface
 
 /// When the gateway gzips a response: the client accepts gzip, the type is compressible,

@@ -1,7 +1,7 @@
 #ifndef GATEWAY_CHIREDIS_SHIM_H
 #define GATEWAY_CHIREDIS_SHIM_H
 
-// <sys/types.h> first, as in every shim (see CLibevent/shim.h): the libevent adapter below
+// <sys/types.h> first, as in every shim (see CEvent/shim.h): the libevent adapter below
 // includes event2/event.h, whose event-config.h defines _GNU_SOURCE.
 #include <sys/types.h>
 

@@ -1,7 +1,7 @@
 #ifndef GATEWAY_CNGHTTP2_SHIM_H
 #define GATEWAY_CNGHTTP2_SHIM_H
 
-// <sys/types.h> first, as in every shim (see CLibevent/shim.h).
+// <sys/types.h> first, as in every shim (see CEvent/shim.h).
 #include <sys/types.h>
 #include <stdint.h>
 #include <stdlib.h>

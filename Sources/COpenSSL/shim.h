@@ -1,7 +1,7 @@
 #ifndef GATEWAY_COPENSSL_SHIM_H
 #define GATEWAY_COPENSSL_SHIM_H
 
-// <sys/types.h> first, as in every shim (see CLibevent/shim.h).
+// <sys/types.h> first, as in every shim (see CEvent/shim.h).
 #include <sys/types.h>
 
 #include <openssl/ssl.h>

@@ -1,7 +1,7 @@
 #ifndef GATEWAY_CZLIB_SHIM_H
 #define GATEWAY_CZLIB_SHIM_H
 
-// <sys/types.h> first, as in every shim (see CLibevent/shim.h).
+// <sys/types.h> first, as in every shim (see CEvent/shim.h).
 #include <sys/types.h>
 
 #include <zlib.h>

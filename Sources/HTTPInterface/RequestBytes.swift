@@ -1,5 +1,4 @@
 import HTTPCodec
-import HTTPInterface
 
 /// One request as the stored-answer path sees it: the decoded head over the connection's
 /// own bytes, nothing copied. Valid only during the call it is passed to, on the loop thread.

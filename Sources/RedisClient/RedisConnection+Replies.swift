@@ -1,5 +1,5 @@
 import CHiredis
-import CLibevent
+import CEvent
 import Dispatch
 import Glibc
 import HTTPInterface

@@ -1,5 +1,5 @@
 import CHiredis
-import CLibevent
+import CEvent
 import Dispatch
 import Glibc
 import HTTPInterface
@@ -221,7 +221,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         default:
             return nil
         }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     func open(_ address: String) {

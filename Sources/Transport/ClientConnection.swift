@@ -1,4 +1,4 @@
-import CLibevent
+import CEvent
 import COpenSSL
 import GatewayModels
 import Glibc

@@ -1,4 +1,4 @@
-import CLibevent
+import CEvent
 import GatewayModels
 import Glibc
 import Logging

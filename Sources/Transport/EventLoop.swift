@@ -1,4 +1,4 @@
-import CLibevent
+import CEvent
 import Dispatch
 import Foundation
 import GatewayModels

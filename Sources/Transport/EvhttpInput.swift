@@ -1,4 +1,4 @@
-import CLibevent
+import CEvent
 import HTTPInterface
 
 /// Reads what arrived with an `evhttp_request` (a client's request on the server side, or

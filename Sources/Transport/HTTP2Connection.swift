@@ -1,4 +1,4 @@
-import CLibevent
+import CEvent
 import CNghttp2
 import COpenSSL
 import GatewayModels

@@ -1,4 +1,4 @@
-import CLibevent
+import CEvent
 import Glibc
 
 /// Process-wide libevent set-up, done once before the first event_base exists.

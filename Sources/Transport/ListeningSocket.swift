@@ -1,4 +1,4 @@
-import CLibevent
+import CEvent
 import Glibc
 
 /// Listening sockets made by hand, because `SO_REUSEPORT` must be set before `bind`

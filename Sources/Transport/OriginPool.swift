@@ -1,5 +1,5 @@
 import BodyCompression
-import CLibevent
+import CEvent
 import COpenSSL
 import GatewayModels
 import HTTPInterface

@@ -1,4 +1,4 @@
-import CLibevent
+import CEvent
 import Glibc
 
 /// The process's signals, handled by a small libevent loop of its own on the thread that
