@@ -273,14 +273,15 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     private func flush() {
         guard !output.isEmpty else { return disarmWrite() }
         if let ssl {
-            var bytes = output.takeAll()
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { raw in
-                    Int(SSL_write(ssl, raw.baseAddress! + offset, Int32(min(bytes.count - offset, Int(Int32.max)))))
+            // A record's worth per SSL_write (each writes one record: partial writes are on),
+            // from the queue's own bytes or gathered into the loop's record buffer: the
+            // answers of a loop turn go out in full records, copied once, into OpenSSL.
+            let scratch = server.tlsRecordBuffer
+            while !output.isEmpty {
+                let written = output.writeContiguous(limit: scratch.count, scratch: scratch) { span in
+                    Int(SSL_write(ssl, span.baseAddress, Int32(span.count)))
                 }
                 if written > 0 {
-                    offset += written
                     lastWrite = .now
                     continue
                 }
@@ -293,8 +294,6 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
                     ERR_clear_error()
                     return tearDown()
                 }
-                bytes.removeFirst(offset)
-                bytes.withUnsafeBytes { output.append($0) }
                 return
             }
             return disarmWrite()
@@ -391,8 +390,13 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         let configuration = server.core.configuration
         if lingering { return tearDown() }
         if let since = idleSince, isIdle, !shed, ContinuousClock.now - since < configuration.idleTimeout {
-            // Idle a second: nothing is being serialised, so the frame buffer's pages can go.
+            // Idle a second: nothing is being serialised, so the frame buffer's pages can go,
+            // and so can the buffers kept for the next streams (the output's, the spare
+            // streams' and the message's).
             cnghttp2_arena_release(arena)
+            output.releaseStorage()
+            spareStreams = []
+            message = []
             shed = true
             return armDeadline()
         }

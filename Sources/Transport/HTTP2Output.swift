@@ -1,26 +1,34 @@
 import Glibc
 
-/// What an HTTP/2 connection has to write, in order: frames nghttp2 serialised (copied here,
-/// as nghttp2 reuses its buffer) and, between them, the bodies of DATA frames sent without
-/// copying (a stored answer's bytes, referenced, never copied into nghttp2 or here).
+/// What an HTTP/2 connection has to write, in order: frames nghttp2 serialised (copied into
+/// this queue's one frame buffer, as nghttp2 reuses its own) and, between them, the bodies of
+/// DATA frames sent without copying (a stored answer's bytes, referenced, never copied into
+/// nghttp2 or here).
 ///
-/// Plain connections write it with one `writev` of many segments; TLS ones flatten it into
-/// records. Value type; owned by one connection on its loop's thread.
+/// Plain connections write it with one `writev` of many segments; TLS ones hand it to
+/// `SSL_write` a record's worth at a time (``writeContiguous(limit:scratch:_:)``). Once its
+/// buffers have grown to a connection's usual output, queueing and writing allocate nothing;
+/// ``releaseStorage()`` gives them back while the connection idles.
+///
+/// Value type; owned by one connection on its loop's thread.
 struct HTTP2Output {
     enum Segment {
-        /// Bytes of this queue's own (frames).
-        case owned([UInt8])
+        /// Bytes of ``frames``.
+        case frames(Range<Int>)
         /// Part of a body held elsewhere.
         case shared([UInt8], Range<Int>)
 
         var count: Int {
             switch self {
-            case .owned(let bytes): bytes.count
+            case .frames(let range): range.count
             case .shared(_, let range): range.count
             }
         }
     }
 
+    /// Serialised frames, appended in order; emptied (its capacity kept) whenever everything
+    /// queued is written.
+    private var frames: [UInt8] = []
     private(set) var segments: [Segment] = []
     /// Segments before this index are written.
     private var first = 0
@@ -31,17 +39,23 @@ struct HTTP2Output {
 
     var isEmpty: Bool { byteCount == 0 }
 
-    /// Copies `bytes` onto the end (into the last segment when it is this queue's own).
+    /// Written frames at the front of ``frames`` are dropped once they pass this many bytes
+    /// with output still queued (a client that reads slowly while answers keep coming).
+    static let compactAfter = 32 * 1024
+    /// A frame buffer larger than this is let go, not kept, when it empties.
+    static let keptCapacity = 64 * 1024
+
+    /// Copies `bytes` onto the end (into the last segment when it holds frames too).
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         byteCount += bytes.count
-        if segments.count > first, case .owned(var last) = segments[segments.count - 1] {
-            segments[segments.count - 1] = .owned([])
-            last.append(contentsOf: bytes)
-            segments[segments.count - 1] = .owned(last)
+        let start = frames.count
+        frames.append(contentsOf: bytes)
+        if segments.count > first, case .frames(let last) = segments[segments.count - 1], last.upperBound == start {
+            segments[segments.count - 1] = .frames(last.lowerBound..<frames.count)
             return
         }
-        segments.append(.owned(Array(bytes)))
+        segments.append(.frames(start..<frames.count))
     }
 
     /// Queues `range` of `body` without copying it.
@@ -56,33 +70,79 @@ struct HTTP2Output {
     mutating func write(limit: Int = 64, _ body: (UnsafeMutableBufferPointer<iovec>) -> Int) -> Int {
         let count = min(limit, segments.count - first)
         guard count > 0 else { return 0 }
-        return withIOVecs(count: count) { vectors in
-            let written = body(vectors)
-            if written > 0 { consume(written) }
-            return written
-        }
-    }
-
-    /// The unwritten bytes as one array (TLS writes them as records), and the queue emptied.
-    mutating func takeAll() -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(byteCount)
-        for index in first..<segments.count {
-            let skip = index == first ? firstOffset : 0
-            switch segments[index] {
-            case .owned(let owned): bytes.append(contentsOf: owned[skip...])
-            case .shared(let body, let range): bytes.append(contentsOf: body[(range.lowerBound + skip)..<range.upperBound])
+        let written = frames.withUnsafeBytes { frameBytes in
+            withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
+                // Each segment's bytes are reached inside its own closure: the vectors are
+                // filled one level deeper each, and used at the innermost.
+                func fill(_ index: Int) -> Int {
+                    guard index < count else { return body(vectors) }
+                    return withUnwritten(index, frames: frameBytes) { span in
+                        vectors[index] = iovec(iov_base: UnsafeMutableRawPointer(mutating: span.baseAddress), iov_len: span.count)
+                        return fill(index + 1)
+                    }
+                }
+                return fill(0)
             }
         }
-        removeAll()
-        return bytes
+        if written > 0 { consume(written) }
+        return written
     }
 
+    /// Calls `body` with the next `limit` unwritten bytes (fewer when fewer are queued) in one
+    /// span: the first segment's own bytes when it holds that many, else copied into
+    /// `scratch` (at least `limit` bytes; lent for the call). Drops the bytes `body` reports
+    /// written. A TLS connection passes a record's worth: a retry after `SSL_ERROR_WANT_WRITE`
+    /// then passes the same bytes again, at least as many, maybe from the other place, which
+    /// `SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER` allows.
+    mutating func writeContiguous(limit: Int, scratch: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Int) -> Int {
+        let total = min(limit, byteCount)
+        guard total > 0 else { return 0 }
+        precondition(scratch.count >= total, "the scratch buffer holds less than a record")
+        let written = frames.withUnsafeBytes { frameBytes in
+            let direct: Int? = withUnwritten(0, frames: frameBytes) { head in
+                head.count >= total ? body(UnsafeRawBufferPointer(rebasing: head[0..<total])) : nil
+            }
+            if let direct { return direct }
+            var filled = 0
+            var index = 0
+            while filled < total {
+                filled += withUnwritten(index, frames: frameBytes) { span in
+                    let taken = min(span.count, total - filled)
+                    (scratch.baseAddress! + filled).copyMemory(from: span.baseAddress!, byteCount: taken)
+                    return taken
+                }
+                index += 1
+            }
+            return body(UnsafeRawBufferPointer(rebasing: scratch[0..<total]))
+        }
+        if written > 0 { consume(written) }
+        return written
+    }
+
+    /// Empties the queue (a connection closing).
     mutating func removeAll() {
+        frames = []
         segments = []
         first = 0
         firstOffset = 0
         byteCount = 0
+    }
+
+    /// Gives the buffers' storage back when nothing is queued (a connection idling).
+    mutating func releaseStorage() {
+        guard isEmpty else { return }
+        removeAll()
+    }
+
+    /// Calls `body` with the unwritten part of segment `first + index`, valid during the call.
+    private func withUnwritten<R>(_ index: Int, frames frameBytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let skip = index == 0 ? firstOffset : 0
+        switch segments[first + index] {
+        case .frames(let range):
+            return body(UnsafeRawBufferPointer(rebasing: frameBytes[(range.lowerBound + skip)..<range.upperBound]))
+        case .shared(let bytes, let range):
+            return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[(range.lowerBound + skip)..<range.upperBound])) }
+        }
     }
 
     private mutating func consume(_ written: Int) {
@@ -92,40 +152,50 @@ struct HTTP2Output {
             let left = segments[first].count - firstOffset
             if rest < left {
                 firstOffset += rest
-                return
+                break
             }
             rest -= left
-            segments[first] = .owned([])
+            // Lets go of a shared body at once.
+            segments[first] = .frames(0..<0)
             first += 1
             firstOffset = 0
         }
         if first == segments.count {
             segments.removeAll(keepingCapacity: true)
             first = 0
+            if frames.capacity > Self.keptCapacity { frames = [] } else { frames.removeAll(keepingCapacity: true) }
+        } else {
+            compact()
         }
     }
 
-    /// The first `count` unwritten segments as `iovec`s; the pointers are valid during `body`.
-    private func withIOVecs<R>(count: Int, _ body: (UnsafeMutableBufferPointer<iovec>) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
-            func fill(_ index: Int) -> R {
-                guard index < count else { return body(vectors) }
-                let skip = index == 0 ? firstOffset : 0
-                switch segments[first + index] {
-                case .owned(let bytes):
-                    return bytes.withUnsafeBytes { raw in
-                        vectors[index] = iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip), iov_len: raw.count - skip)
-                        return fill(index + 1)
-                    }
-                case .shared(let bytes, let range):
-                    return bytes.withUnsafeBytes { raw in
-                        vectors[index] = iovec(
-                            iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + range.lowerBound + skip), iov_len: range.count - skip)
-                        return fill(index + 1)
-                    }
-                }
+    /// Drops written frames and segments from the front once they pass ``compactAfter``
+    /// bytes, shifting what is queued.
+    private mutating func compact() {
+        var start: Int?
+        for index in first..<segments.count {
+            if case .frames(let range) = segments[index] {
+                start = range.lowerBound + (index == first ? firstOffset : 0)
+                break
             }
-            return fill(0)
         }
+        let dropped = start ?? frames.count
+        guard dropped > Self.compactAfter else { return }
+        frames.removeSubrange(0..<dropped)
+        var kept: [Segment] = []
+        kept.reserveCapacity(segments.count - first)
+        for index in first..<segments.count {
+            switch segments[index] {
+            case .frames(let range):
+                let skip = index == first ? firstOffset : 0
+                kept.append(.frames((range.lowerBound + skip - dropped)..<(range.upperBound - dropped)))
+            case .shared(let body, let range):
+                let skip = index == first ? firstOffset : 0
+                kept.append(.shared(body, (range.lowerBound + skip)..<range.upperBound))
+            }
+        }
+        segments = kept
+        first = 0
+        firstOffset = 0
     }
 }

@@ -42,6 +42,10 @@ final class ServerLoop: @unchecked Sendable {
     /// Where this loop's HTTP/2 connections read: nghttp2 takes what it is given at once, so
     /// one buffer serves them all. Owned; freed in deinit.
     let http2ReadBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// Where TLS output is gathered into a record's worth (16 KiB, TLS's largest record) for
+    /// one `SSL_write`, when it lies in more than one piece; lent for a call, by every TLS
+    /// connection of this loop. Owned; freed in deinit.
+    let tlsRecordBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
     /// An answer's HTTP/2 header fields being built; reused by every HTTP/2 answer on this loop.
     var http2Block = HTTP2HeaderBlock()
 
@@ -62,6 +66,7 @@ final class ServerLoop: @unchecked Sendable {
 
     deinit {
         http2ReadBuffer.deallocate()
+        tlsRecordBuffer.deallocate()
     }
 
     /// Takes what the assembler attaches to this loop. Before the loop starts.

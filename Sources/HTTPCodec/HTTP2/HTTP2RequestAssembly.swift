@@ -23,9 +23,14 @@ public struct HTTP2RequestAssembly: Sendable {
     /// The `content-length` the client declared, when it sent a valid one.
     public private(set) var declaredContentLength: Int?
     /// The first `x-request-id` and `traceparent` values: what a refusal of the request
-    /// (before it is decoded) still echoes and logs.
-    public private(set) var requestID: [UInt8]?
-    public private(set) var traceparent: [UInt8]?
+    /// (before it is decoded) still echoes and logs. Kept in buffers reused by the next
+    /// request (a stream's assembly copies each field once, and allocates nothing once warm).
+    public var requestID: [UInt8]? { hasRequestID ? requestIDBytes : nil }
+    public var traceparent: [UInt8]? { hasTraceparent ? traceparentBytes : nil }
+    private var requestIDBytes: [UInt8] = []
+    private var traceparentBytes: [UInt8] = []
+    private var hasRequestID = false
+    private var hasTraceparent = false
 
     public init(maxHeaderListSize: Int) {
         self.maxHeaderListSize = maxHeaderListSize
@@ -40,8 +45,8 @@ public struct HTTP2RequestAssembly: Sendable {
         fieldLines.removeAll(keepingCapacity: true)
         hasHost = false
         declaredContentLength = nil
-        requestID = nil
-        traceparent = nil
+        hasRequestID = false
+        hasTraceparent = false
     }
 
     /// Whether the fields passed ``maxHeaderListSize`` (they are no longer stored).
@@ -52,9 +57,9 @@ public struct HTTP2RequestAssembly: Sendable {
         headerListSize += name.count + value.count + 32
         guard !isOverLimit else { return }
         if name.first == UInt8(ascii: ":") {
-            if Self.equals(name, ":method") { method = Array(value) }
-            else if Self.equals(name, ":path") { path = Array(value) }
-            else if Self.equals(name, ":authority") { authority = Array(value) }
+            if Self.equals(name, ":method") { Self.store(value, in: &method) }
+            else if Self.equals(name, ":path") { Self.store(value, in: &path) }
+            else if Self.equals(name, ":authority") { Self.store(value, in: &authority) }
             // :scheme (and :protocol, which nghttp2 refuses without SETTINGS_ENABLE_CONNECT_PROTOCOL)
             // say nothing the application reads.
             return
@@ -64,8 +69,14 @@ public struct HTTP2RequestAssembly: Sendable {
             return
         }
         if Self.equals(name, "host") { hasHost = true }
-        if requestID == nil, Self.equals(name, "x-request-id") { requestID = Array(value) }
-        if traceparent == nil, Self.equals(name, "traceparent") { traceparent = Array(value) }
+        if !hasRequestID, Self.equals(name, "x-request-id") {
+            Self.store(value, in: &requestIDBytes)
+            hasRequestID = true
+        }
+        if !hasTraceparent, Self.equals(name, "traceparent") {
+            Self.store(value, in: &traceparentBytes)
+            hasTraceparent = true
+        }
         fieldLines.append(contentsOf: name)
         fieldLines.append(UInt8(ascii: ":"))
         fieldLines.append(UInt8(ascii: " "))
@@ -112,6 +123,13 @@ public struct HTTP2RequestAssembly: Sendable {
     private static let versionLine = Array(" HTTP/1.1\r\n".utf8)
     private static let hostName = Array("host: ".utf8)
     private static let contentLengthName = Array("content-length: ".utf8)
+
+    /// `value` in place of what `buffer` held, in its storage (no allocation once it is large
+    /// enough).
+    private static func store(_ value: UnsafeRawBufferPointer, in buffer: inout [UInt8]) {
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(contentsOf: value)
+    }
 
     private static func equals(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
         guard bytes.count == name.utf8CodeUnitCount else { return false }
