@@ -95,16 +95,7 @@ public struct RequestDecoder: Sendable {
     private var lineStart = 0
     private var lineNumber = 0
     /// Head: what the fields said so far.
-    private var fieldState = FieldState()
-
-    /// What the header fields of one head said, for the checks made once it is complete.
-    private struct FieldState {
-        var hosts = 0
-        var contentLengths = 0
-        var transferCodings = TransferCodings()
-        var closeRequested = false
-        var keepAliveRequested = false
-    }
+    private var fieldState = RequestHeadChecks()
 
     /// Reads the head line by line as bytes arrive: each line is checked as soon as it is
     /// complete, and the first byte of each line as soon as it arrives, so a malformed head
@@ -123,7 +114,7 @@ public struct RequestDecoder: Sendable {
             head.chunked = false
             head.expectsContinue = false
             head.hasUnsupportedExpectation = false
-            fieldState = FieldState()
+            fieldState = RequestHeadChecks()
             lineNumber = 0
         }
         let count = bytes.count
@@ -233,7 +224,7 @@ public struct RequestDecoder: Sendable {
         }
         head.target = ByteRange(targetStart, targetEnd)
         if let error = parseVersion(bytes, from: versionStart, to: lineEnd) { return error }
-        return splitTarget(bytes) ? nil : .invalidTarget
+        return Self.splitTarget(&head, in: bytes) ? nil : .invalidTarget
     }
 
     /// Parses the field line at `start` (complete, ending with CRLF) and notes what it says
@@ -246,57 +237,12 @@ public struct RequestDecoder: Sendable {
         case .success(let parsed): field = parsed.field
         }
         head.fields.append(field)
-        let name = field.name
-        switch name.count {
-        case 4 where name.equalsIgnoringCase("host", in: bytes):
-            fieldState.hosts += 1
-            head.host = field.value
-        case 14 where name.equalsIgnoringCase("content-length", in: bytes):
-            fieldState.contentLengths += 1
-            guard fieldState.contentLengths == 1 else { return .duplicateContentLength }
-            guard let length = Self.decimal(field.value, in: bytes) else { return .invalidContentLength }
-            head.contentLength = length
-        case 17 where name.equalsIgnoringCase("transfer-encoding", in: bytes):
-            guard fieldState.transferCodings.add(field.value, in: bytes) else { return .invalidTransferEncoding }
-        case 10 where name.equalsIgnoringCase("connection", in: bytes):
-            HTTPSyntax.forEachListElement(field.value, in: bytes) { element in
-                if element.equalsIgnoringCase("close", in: bytes) { fieldState.closeRequested = true }
-                if element.equalsIgnoringCase("keep-alive", in: bytes) { fieldState.keepAliveRequested = true }
-                return true
-            }
-        case 6 where name.equalsIgnoringCase("expect", in: bytes):
-            if field.value.equalsIgnoringCase("100-continue", in: bytes) {
-                head.expectsContinue = true
-            } else {
-                head.hasUnsupportedExpectation = true
-            }
-        default:
-            break
-        }
-        return nil
+        return fieldState.note(field, head: &head, in: bytes)
     }
 
     /// The checks that need the whole head: Host, framing, body rules and limits.
     private mutating func finishHead(_ bytes: UnsafeRawBufferPointer) -> RequestError? {
-        let fields = fieldState
-        if fields.hosts > 1 { return .duplicateHost }
-        if let host = head.host, !Self.isAuthority(host, in: bytes) { return .invalidHost }
-        if fields.hosts == 0 && head.minorVersion >= 1 { return .missingHost }
-        let codings = fields.transferCodings
-        if codings.present {
-            if fields.contentLengths > 0 { return .transferEncodingWithContentLength }
-            if head.minorVersion == 0 || !codings.endsWithChunked || codings.chunkedCount > 1 {
-                return .invalidTransferEncoding
-            }
-            if codings.hasOtherCoding { return .unsupportedTransferCoding }
-            head.chunked = true
-        }
-        if head.hasBody && Self.forbidsBody(head.method, in: bytes) { return .bodyNotAllowed }
-        head.maxBodyBytes = limits.maxBodyBytes(method: head.method, path: head.path, in: bytes)
-        if let length = head.contentLength, length > head.maxBodyBytes { return .bodyTooLarge }
-        head.keepAlive = head.minorVersion >= 1
-            ? !fields.closeRequested : fields.keepAliveRequested && !fields.closeRequested
-        return nil
+        fieldState.finish(&head, limits: limits, in: bytes)
     }
 
     /// `HTTP/1.0` or `HTTP/1.1` (a higher 1.x reads as 1.1); another major is 505.
@@ -312,7 +258,7 @@ public struct RequestDecoder: Sendable {
     /// Sets `path` and `query` from `target`, which must have one of the four forms of
     /// RFC 9112 §3.2: origin-form, absolute-form (http or https), authority-form (CONNECT
     /// only), asterisk-form (OPTIONS only). False for anything else.
-    private mutating func splitTarget(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func splitTarget(_ head: inout RequestHead, in bytes: UnsafeRawBufferPointer) -> Bool {
         let target = head.target
         var pathStart = target.lowerBound
         if bytes[pathStart] != 0x2F, let scheme = Self.schemeEnd(bytes, target) {
@@ -373,7 +319,7 @@ public struct RequestDecoder: Sendable {
 
     /// A Content-Length value: digits only, at most 18 of them after leading zeros (larger
     /// numbers are refused as unrepresentable, not wrapped).
-    private static func decimal(_ range: ByteRange, in bytes: UnsafeRawBufferPointer) -> Int? {
+    static func decimal(_ range: ByteRange, in bytes: UnsafeRawBufferPointer) -> Int? {
         guard range.count > 0 else { return nil }
         var value = 0
         var significant = 0
@@ -389,7 +335,7 @@ public struct RequestDecoder: Sendable {
 
     /// Whether `host` is a uri-host with an optional port: reg-name, IPv4 or IP-literal
     /// characters only (RFC 3986 §3.2.2), or empty.
-    private static func isAuthority(_ host: ByteRange, in bytes: UnsafeRawBufferPointer) -> Bool {
+    static func isAuthority(_ host: ByteRange, in bytes: UnsafeRawBufferPointer) -> Bool {
         for index in host.lowerBound..<host.upperBound {
             let byte = bytes[index]
             switch byte {
@@ -404,7 +350,7 @@ public struct RequestDecoder: Sendable {
     }
 
     /// HEAD, TRACE and CONNECT: a body there is read by some intermediaries and not others.
-    private static func forbidsBody(_ method: ByteRange, in bytes: UnsafeRawBufferPointer) -> Bool {
+    static func forbidsBody(_ method: ByteRange, in bytes: UnsafeRawBufferPointer) -> Bool {
         method.equals("HEAD", in: bytes) || method.equals("TRACE", in: bytes) || method.equals("CONNECT", in: bytes)
     }
 

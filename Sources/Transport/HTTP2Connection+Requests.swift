@@ -24,14 +24,12 @@ extension HTTP2Connection {
         }
         stream.phase = .body
         stream.lastProgress = .now
-        stream.fields.message(body: [], into: &message)
-        let result = decode()
-        switch result {
-        case .complete(let decoded):
-            stream.maxBodyBytes = decoded.head.maxBodyBytes
+        switch stream.fields.head(limits: limits) {
+        case .head(let head):
+            stream.maxBodyBytes = head.maxBodyBytes
         case .failure(let error):
             return refuse(stream, Self.problem(error))
-        case .needMore, .head:
+        case .needMore, .complete:
             return refuse(stream, GatewayError(status: 400, detail: "The request head is malformed."))
         }
         if let declared = stream.fields.declaredContentLength, declared > stream.maxBodyBytes {
@@ -39,39 +37,25 @@ extension HTTP2Connection {
         }
     }
 
-    /// The whole request of `stream`: decoded as HTTP/1.1 would be, then answered from what
-    /// the application holds or handed to it.
+    /// The whole request of `stream`, read from its fields and body (`HTTP2RequestAssembly`),
+    /// then answered from what the application holds or handed to it.
     func handle(_ stream: HTTP2Stream) {
-        stream.fields.message(body: stream.body, into: &message)
-        stream.body.removeAll(keepingCapacity: stream.body.capacity <= 64 * 1024)
-        let result = decode()
+        let result = stream.fields.request(limits: server.core.requestLimits)
         guard case .complete(let decoded) = result else {
             if case .failure(let error) = result { return refuse(stream, Self.problem(error)) }
             return refuse(stream, GatewayError(status: 400, detail: "The request is malformed."))
         }
         let core = server.core
-        // The message buffer is moved out while the application reads it: a request it
-        // answers at once may not start another stream's decoding, but nothing else may
-        // touch it either.
-        let bytes = message
-        message = []
+        // A reference of its own to the stream's bytes while the application reads them: the
+        // stream's state may change meanwhile (it cannot be reused before nghttp2 closes it,
+        // after this returns), and the head's ranges point into these bytes.
+        let bytes = stream.fields.bytes
         bytes.withUnsafeBytes { all in
             var routing = core.application.classify(RequestBytes(buffer: all, head: decoded.head), peer: peerAddress)
             if !answerStored(decoded, in: all, stream: stream, routing: &routing) {
                 dispatch(decoded, in: all, stream: stream, routing: routing)
             }
         }
-        if message.isEmpty { message = bytes }
-    }
-
-    /// Decodes `message` with the connection's decoder (a fresh one after a failure): the
-    /// whole request, its head and then its body when it has one.
-    private func decode() -> RequestDecodeResult {
-        if decoder.hasFailed { decoder = RequestDecoder(limits: server.core.requestLimits) }
-        var result = message.withUnsafeMutableBytes { decoder.decode($0) }
-        // A head with a body comes first; the second call reads the body.
-        if case .head = result { result = message.withUnsafeMutableBytes { decoder.decode($0) } }
-        return result
     }
 
     /// Hands the request to the application; the answer comes back through `respond`.
@@ -182,11 +166,10 @@ extension HTTP2Connection {
     func refuse(_ stream: HTTP2Stream, _ problem: GatewayError) {
         let stillSending = stream.phase != .answered && nghttp2_session_get_stream_remote_close(session, stream.id) == 0
         stream.phase = .answered
-        stream.body = []
         stream.resetAfterAnswer = stillSending
         let requestID = RequestID.accept(stream.fields.requestID.map { String(decoding: $0, as: UTF8.self) })
         let traceID = TraceContext.from(traceparent: stream.fields.traceparent.map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
-        let isHead = stream.fields.method.elementsEqual("HEAD".utf8)
+        let isHead = stream.fields.hasMethod("HEAD")
         let exchange = ServerExchange(
             connection: self, stream: stream.id, wireProtocol: .http2, method: isHead ? .head : .get, path: "-", requestID: requestID, traceID: traceID,
             acceptsGzip: false, started: .now)

@@ -94,11 +94,11 @@ extension HTTP2Connection {
     /// Body bytes of a stream; past the route's limit, 413 and the rest dropped.
     func dataReceived(_ streamID: Int32, _ data: UnsafeRawBufferPointer) -> Int32 {
         guard let stream = streams[streamID], stream.phase == .body else { return 0 }
-        guard stream.body.count + data.count <= stream.maxBodyBytes else {
+        guard stream.fields.bodyCount + data.count <= stream.maxBodyBytes else {
             refuse(stream, GatewayError(status: 413, detail: "The request body is larger than \(stream.maxBodyBytes) bytes."))
             return 0
         }
-        stream.body.append(contentsOf: data)
+        stream.fields.appendBody(data)
         stream.lastProgress = .now
         return 0
     }

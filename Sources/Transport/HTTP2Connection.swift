@@ -11,8 +11,8 @@ import HTTPInterface
 /// when ALPN chose `h2` or the first bytes are the HTTP/2 preface.
 ///
 /// nghttp2 decides framing, HPACK, flow control and stream states; this class reads into the
-/// loop's HTTP/2 buffer and feeds the session, turns each stream's request into the same
-/// `RequestHead` an HTTP/1.1 request makes (`HTTP2RequestAssembly`, then `RequestDecoder`),
+/// loop's HTTP/2 buffer and feeds the session, reads each stream's fields into the same
+/// `RequestHead` an HTTP/1.1 request makes (`HTTP2RequestAssembly`, by the decoder's rules),
 /// hands it to the application through the same interface (`+Requests.swift`), and writes
 /// what the session serialises, with stored bodies sent without copying (`HTTP2Output`).
 ///
@@ -54,9 +54,6 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     /// Closed streams' objects, reused by the next ones (at most ``maxSpareStreams``).
     var spareStreams: [HTTP2Stream] = []
     static let maxSpareStreams = 16
-    /// A request's HTTP/1.1 message being decoded, and its decoder: reused by every stream.
-    var message: [UInt8] = []
-    var decoder: RequestDecoder
     var output = HTTP2Output()
     /// Inside `nghttp2_session_mem_recv`: answers submitted now are sent when it returns.
     private var receiving = false
@@ -94,7 +91,6 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         peerAddress = address
         self.server = server
         resetTokens = Double(server.core.configuration.http2.streamResetBurst)
-        decoder = RequestDecoder(limits: server.core.requestLimits)
         guard let template = server.core.http2 else { return nil }
         // Unmanaged: passUnretained, for the session's user data and the events (as in
         // ClientConnection). The loop's table keeps this object until it closes, which deletes
@@ -391,12 +387,11 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         if lingering { return tearDown() }
         if let since = idleSince, isIdle, !shed, ContinuousClock.now - since < configuration.idleTimeout {
             // Idle a second: nothing is being serialised, so the frame buffer's pages can go,
-            // and so can the buffers kept for the next streams (the output's, the spare
-            // streams' and the message's).
+            // and so can the buffers kept for the next streams (the output's and the spare
+            // streams').
             cnghttp2_arena_release(arena)
             output.releaseStorage()
             spareStreams = []
-            message = []
             shed = true
             return armDeadline()
         }

@@ -9,9 +9,8 @@ import HTTPCodec
 /// with its buffers' capacity.
 final class HTTP2Stream {
     private(set) var id: Int32
+    /// The request's fields and body, in one buffer the stream keeps.
     var fields: HTTP2RequestAssembly
-    /// The request body so far.
-    var body: [UInt8] = []
     /// The body limit of this request (its route's), known once the head is read.
     var maxBodyBytes: Int
     /// When the body last grew (or the head ended): the body deadline runs from here.
@@ -47,7 +46,6 @@ final class HTTP2Stream {
     func reuse(id: Int32, maxBodyBytes: Int) {
         self.id = id
         fields.reset()
-        if body.capacity > 64 * 1024 { body = [] } else { body.removeAll(keepingCapacity: true) }
         self.maxBodyBytes = maxBodyBytes
         lastProgress = .now
         phase = .head

@@ -47,9 +47,31 @@ public func fuzzHTTP2Request(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     precondition(assembly.headerListSize == listSize, "header list size \(assembly.headerListSize), not \(listSize)")
     precondition(assembly.isOverLimit == (listSize > 2048))
     var message = assembly.message(body: body)
-    var decoder = RequestDecoder(limits: RequestLimits(maxHeadBytes: 4096, maxTargetBytes: 1024, maxFieldCount: 64, maxBodyBytes: 65536))
+    let limits = limitsFor(input)
+    var decoder = RequestDecoder(limits: limits)
     var result = message.withUnsafeMutableBytes { decoder.decode($0) }
+    // The direct reading (what the gateway does) against the decoder's reading of the message
+    // (the oracle): the same verdict, the same head, the same body. First the head alone, as a
+    // stream with a body reads it when its HEADERS end (the message without the body).
+    if !assembly.isOverLimit {
+        var early = assembly
+        let direct = early.head(limits: limits)
+        var bare = assembly.message(body: [])
+        var bareDecoder = RequestDecoder(limits: limits)
+        let oracle = bare.withUnsafeMutableBytes { bareDecoder.decode($0) }
+        let directText = early.bytes.withUnsafeBytes { headText(direct, in: $0) }
+        let oracleText = bare.withUnsafeBytes { headText(oracle, in: $0) }
+        precondition(directText == oracleText, "head read directly: \(directText)\ndecoded: \(oracleText)")
+    }
     if case .head = result { result = message.withUnsafeMutableBytes { decoder.decode($0) } }
+    if !assembly.isOverLimit {
+        var whole = assembly
+        body.withUnsafeBytes { whole.appendBody($0) }
+        let direct = whole.request(limits: limits)
+        let directText = whole.bytes.withUnsafeBytes { direct.summary(in: $0) }
+        let oracleText = message.withUnsafeBytes { result.summary(in: $0) }
+        precondition(directText == oracleText, "read directly: \(directText)\ndecoded: \(oracleText)")
+    }
     guard case .complete(let decoded) = result, !assembly.isOverLimit else { return 0 }
     let synthesizedHost = !sawHost && !authority.isEmpty
     let expected = regular + (synthesizedHost ? 1 : 0) + (body.isEmpty ? 0 : 1)
@@ -59,6 +81,30 @@ public func fuzzHTTP2Request(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
         precondition(decoded.body.bytes(in: bytes).elementsEqual(body), "another body decoded")
     }
     return 0
+}
+
+/// Limits of four shapes, chosen by the input's length: roomy; small; a head limit below the
+/// target's (431 on a long request line); a head limit between the target's and its line
+/// allowance (414), with few fields and a small body limit, an upload route too.
+private func limitsFor(_ input: [UInt8]) -> RequestLimits {
+    switch input.count % 4 {
+    case 0: RequestLimits(maxHeadBytes: 4096, maxTargetBytes: 1024, maxFieldCount: 64, maxBodyBytes: 65536)
+    case 1: RequestLimits(maxHeadBytes: 300, maxTargetBytes: 100, maxFieldCount: 8, maxBodyBytes: 100)
+    case 2: RequestLimits(maxHeadBytes: 150, maxTargetBytes: 200, maxFieldCount: 64, maxBodyBytes: 65536)
+    default:
+        RequestLimits(
+            maxHeadBytes: 250, maxTargetBytes: 200, maxFieldCount: 4, maxBodyBytes: 10, maxUploadBytes: 50,
+            uploadRoutes: [UploadRoute(method: "POST", path: "/u")])
+    }
+}
+
+/// A head's verdict as text: the head of `.head` and of `.complete` alike (the body aside).
+private func headText(_ result: RequestDecodeResult, in bytes: UnsafeRawBufferPointer) -> String {
+    switch result {
+    case .head(let head): head.summary(in: bytes)
+    case .complete(let message): message.head.summary(in: bytes)
+    case .needMore, .failure: result.summary(in: bytes)
+    }
 }
 
 /// What nghttp2 (1.52, RFC 9113 checks on) lets through to the header callback: a pseudo-header

@@ -63,4 +63,93 @@ import Testing
         }
         #expect(message.body.isEmpty)
     }
+
+    // MARK: - Read directly, held to the decoder
+
+    /// The verdict of reading `fields` (and `body`) directly, and the decoder's on the
+    /// HTTP/1.1 message they mean, as text: equal when the two readings agree.
+    static func readings(_ fields: [(String, String)], body: String = "", limits: RequestLimits) -> (direct: String, decoded: String) {
+        var assembly = assembled(fields)
+        let bodyBytes = Array(body.utf8)
+        var message = assembly.message(body: bodyBytes)
+        var decoder = RequestDecoder(limits: limits)
+        var oracle = message.withUnsafeMutableBytes { decoder.decode($0) }
+        if case .head = oracle { oracle = message.withUnsafeMutableBytes { decoder.decode($0) } }
+        bodyBytes.withUnsafeBytes { assembly.appendBody($0) }
+        let direct = assembly.request(limits: limits)
+        return (assembly.bytes.withUnsafeBytes { direct.summary(in: $0) }, message.withUnsafeBytes { oracle.summary(in: $0) })
+    }
+
+    @Test func aRequestReadDirectlyIsTheRequestItsMessageDecodesTo() {
+        let limits = RequestLimits(maxBodyBytes: 100, maxUploadBytes: 1000, uploadRoutes: [UploadRoute(method: "POST", path: "/v1/products")])
+        let cases: [([(String, String)], String)] = [
+            ([(":method", "GET"), (":scheme", "https"), (":authority", "api.example.com"), (":path", "/v1/products?page=2&q=a%20b"), ("accept", "*/*")], ""),
+            ([(":method", "POST"), (":authority", "a.example"), (":path", "/v1/products"), ("content-type", "application/json")], String(repeating: "x", count: 500)),
+            ([(":method", "POST"), (":authority", "a.example"), (":path", "/v1/other")], String(repeating: "x", count: 500)),
+            ([(":method", "HEAD"), (":authority", "a.example"), (":path", "/")], "body"),
+            ([(":method", "GET"), (":path", "/")], ""),
+            ([(":method", "GET"), (":authority", "a b"), (":path", "/")], ""),
+            ([(":method", "GET"), (":authority", "a"), ("host", "b"), ("host", "c"), (":path", "/")], ""),
+            ([(":method", "OPTIONS"), (":authority", "a"), (":path", "*")], ""),
+            ([(":method", "GET"), (":authority", "a"), (":path", "*")], ""),
+            ([(":method", "CONNECT"), (":authority", "a.example:443")], ""),
+            ([(":method", "GET"), (":authority", "a"), (":path", "/x#y")], ""),
+            ([(":method", "PUT"), (":authority", "a"), (":path", "/x"), ("expect", "100-continue")], "{}"),
+            ([(":method", "PUT"), (":authority", "a"), (":path", "/x"), ("expect", "something")], ""),
+            ([(":method", "GET"), (":authority", "a"), (":path", "/"), ("x-a", "one two"), ("x-b", "\u{7f}")], ""),
+            ([(":method", "GET"), (":authority", "a"), (":path", "/"), ("x-a", "caf\u{e9}")], ""),
+        ]
+        for (fields, body) in cases {
+            let (direct, decoded) = Self.readings(fields, body: body, limits: limits)
+            #expect(direct == decoded)
+        }
+    }
+
+    /// Every request-line length and field count around the limits, under limits of each
+    /// shape (the head limit above the target's allowance, between, below the target limit),
+    /// with a short method and a long one (whose request line passes the allowance before its
+    /// target passes the target limit), and with a last field that is invalid or not (which
+    /// error comes first).
+    @Test func theLimitsBiteAtTheSameByteAsTheDecoders() {
+        let shapes = [
+            RequestLimits(maxHeadBytes: 400, maxTargetBytes: 100, maxFieldCount: 5),
+            RequestLimits(maxHeadBytes: 150, maxTargetBytes: 100, maxFieldCount: 5),
+            RequestLimits(maxHeadBytes: 90, maxTargetBytes: 100, maxFieldCount: 5),
+        ]
+        var compared = 0
+        for limits in shapes {
+            for method in ["GET", String(repeating: "M", count: 70)] {
+                for pathLength in 1...220 {
+                    for fieldCount in 0...6 {
+                        for invalidLast in [false, true] {
+                            var fields = [(":method", method), (":authority", "h"), (":path", "/" + String(repeating: "p", count: pathLength - 1))]
+                            for index in 0..<fieldCount { fields.append(("x-\(index)", String(repeating: "v", count: 7))) }
+                            if invalidLast { fields.append(("x-bad", "bad\u{1}")) }
+                            let (direct, decoded) = Self.readings(fields, limits: limits)
+                            #expect(direct == decoded, "\(method.count)-byte method, path \(pathLength), \(fieldCount) fields, invalid last: \(invalidLast)")
+                            compared += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(compared == 3 * 2 * 220 * 7 * 2)
+    }
+
+    /// A head read before its body (a stream whose HEADERS did not end it) has the route's
+    /// body limit and no content-length; the whole request then has the body's.
+    @Test func theHeadComesFirstWithTheRoutesBodyLimit() {
+        let limits = RequestLimits(maxBodyBytes: 10, maxUploadBytes: 99, uploadRoutes: [UploadRoute(method: "POST", path: "/up")])
+        var assembly = Self.assembled([(":method", "POST"), (":authority", "a"), (":path", "/up"), ("content-length", "5")])
+        guard case .head(let head) = assembly.head(limits: limits) else { Issue.record("a head"); return }
+        #expect(head.maxBodyBytes == 99)
+        #expect(head.contentLength == nil)
+        Array("hello".utf8).withUnsafeBytes { assembly.appendBody($0) }
+        guard case .complete(let message) = assembly.request(limits: limits) else { Issue.record("a request"); return }
+        #expect(message.head.contentLength == 5)
+        assembly.bytes.withUnsafeBytes { bytes in
+            #expect(message.body.string(in: bytes) == "hello")
+            #expect(message.head.fields.map { "\($0.name.string(in: bytes))=\($0.value.string(in: bytes))" } == ["host=a", "content-length=5"])
+        }
+    }
 }
