@@ -40,6 +40,10 @@ let package = Package(
         // TLS session ticket keys (nginx's 80-byte format) for server contexts: C, because
         // OpenSSL's ticket callback finds the keys through one program-wide ex data index.
         .target(name: "CTicketKeys", dependencies: ["COpenSSL"]),
+        // OpenSSL's allocator: per-thread free lists by size class, so the record buffers a
+        // session frees whenever they are empty cost no call into malloc. C, because the
+        // lists must be one set per thread for the whole program.
+        .target(name: "CTLSMemory", dependencies: ["COpenSSL"]),
         // The sans-I/O HTTP/1.1 codec: bytes to request heads and bodies, response heads to
         // bytes. No Foundation, no libevent, no I/O.
         .target(name: "HTTPCodec"),
@@ -96,6 +100,7 @@ let package = Package(
                 "CEvent",
                 "COpenSSL",
                 "CTicketKeys",
+                "CTLSMemory",
                 "CNghttp2",
                 "HTTPInterface",
                 "HTTPCodec",
@@ -245,7 +250,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "GatewayRuntime", "Routing", "Transport", "RedisClient", "GatewayCLI", "GatewayModels", "HTTPInterface", "Observability",
-                "BodyCompression", "CHiredis", "COpenSSL", "DemoOrigin", "DemoIdentityProvider", "ImageProcessing", "TestSupport", "TestPhotos",
+                "BodyCompression", "CHiredis", "COpenSSL", "CTLSMemory", "DemoOrigin", "DemoIdentityProvider", "ImageProcessing", "TestSupport", "TestPhotos",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),

@@ -3,6 +3,8 @@
 # release gateway with one loop in front of its demo origin. For each URL: a warm-up, then
 # N keep-alive requests from one curl (one connection), counted with `strace -c` on every
 # thread of the gateway and with an LD_PRELOAD allocation counter (Benchmarks/malloc-count.c).
+# Rows: HTTP/1.1 in the clear, HTTP/2 over h2c (h2load, 10 streams at once), then both over
+# TLS (a certificate made for the run), then the image disk tier.
 #   Benchmarks/counts.sh                 N=5000, --log-level warning
 #   LOG_LEVEL=info Benchmarks/counts.sh  with the access log on
 #   GATEWAY_BIN=path Benchmarks/counts.sh another build of the gateway
@@ -39,6 +41,19 @@ allocations() {
     grep -a '^allocations: ' "$work/gateway.log" | tail -1 | awk '{print $2}'
 }
 
+# Waits until the gateway's allocation count stops moving (background work a warm-up began,
+# such as the prefetch a first list page starts, is over), so it is not counted as the hits'.
+settle() {
+    local before after
+    before=$(allocations)
+    for _ in $(seq 50); do
+        sleep 0.3
+        after=$(allocations)
+        [ "$after" = "$before" ] && return
+        before=$after
+    done
+}
+
 # $1 label, then the command that sends the N requests: system calls (strace -c on every
 # thread) and allocations (the LD_PRELOAD counter) per request while it runs.
 measured() {
@@ -66,9 +81,10 @@ measured() {
 count() {
     local label=$1 path=$2
     shift 2
-    local url="http://127.0.0.1:$port$path"
+    local url="$BASE$path"
     [ -n "${AUTH_HEADER:-}" ] && set -- "$@" -H "$AUTH_HEADER"
     for _ in 1 2 3; do curl -s -o /dev/null "$@" "$url"; done
+    settle
     : >"$work/urls"
     for _ in $(seq "$N"); do echo "url = \"$url\"" >>"$work/urls"; echo "output = /dev/null" >>"$work/urls"; done
     measured "$label" curl -s "$@" -K "$work/urls"
@@ -84,14 +100,16 @@ h2_run() {
 count_h2() {
     local label=$1 path=$2
     shift 2
-    local url="http://127.0.0.1:$port$path"
+    local url="$BASE$path"
     [ -n "${AUTH_HEADER:-}" ] && set -- "$@" -H "$AUTH_HEADER"
     h2_run 30 "$@" "$url"
+    settle
     measured "$label" h2_run "$N" "$@" "$url"
 }
 
 AUTH_ARGS=()
 [ -n "${AUTH_HEADER:-}" ] && AUTH_ARGS=(-H "$AUTH_HEADER")
+BASE="http://127.0.0.1:$port"
 echo "release gateway, 1 loop, --log-level $LOG_LEVEL ${EXTRA:-}${AUTH_HEADER:+ (with the Authorization header)}, $N keep-alive requests per row"
 count "/healthz" /healthz
 count "cached list page, gzip" "/v1/products?page=1" -H "Accept-Encoding: gzip"
@@ -109,10 +127,31 @@ count_h2 "cached detail, 304" "/v1/products/3" -H "if-none-match: $(curl -s -D -
 count_h2 "cached image, memory tier" "$image"
 kill "$gateway"
 wait "$gateway" 2>/dev/null || true
+# Over TLS (a made-up certificate; the same cache directory, so the image URL holds): HTTP/1.1
+# from one curl, then HTTP/2 (ALPN h2) from h2load.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+    -days 2 -subj /CN=counts -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+# shellcheck disable=SC2086
+LD_PRELOAD="$work/malloc-count.so" "$bin" --port "$port" --threads 1 --log-level "$LOG_LEVEL" \
+    --cache-dir "$work/cache" --list-ttl 600 --detail-ttl 600 --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" ${EXTRA:-} \
+    2>>"$work/gateway.log" &
+gateway=$!
+for _ in $(seq 100); do curl -kfs -o /dev/null "https://127.0.0.1:$port/healthz" && break; sleep 0.1; done
+BASE="https://127.0.0.1:$port"
+echo "over TLS: HTTP/1.1 (one curl, one connection), then HTTP/2 (h2load -c 1 -m 10)"
+count "TLS HTTP/1.1: cached list page, gzip" "/v1/products?page=1" -k --http1.1 -H "Accept-Encoding: gzip"
+count "TLS HTTP/1.1: cached detail, gzip" "/v1/products/3" -k --http1.1 -H "Accept-Encoding: gzip"
+count "TLS HTTP/1.1: cached image, memory tier" "$image" -k --http1.1
+count_h2 "TLS HTTP/2: cached list page, gzip" "/v1/products?page=1" -H "accept-encoding: gzip"
+count_h2 "TLS HTTP/2: cached detail, gzip" "/v1/products/3" -H "accept-encoding: gzip"
+count_h2 "TLS HTTP/2: cached image, memory tier" "$image"
+kill "$gateway"
+wait "$gateway" 2>/dev/null || true
 # The disk tier: memory tier off, the image already on disk (cached above).
 # shellcheck disable=SC2086
 LD_PRELOAD="$work/malloc-count.so" "$bin" --port "$port" --threads 1 --log-level "$LOG_LEVEL" \
     --cache-dir "$work/cache" --image-memory-bytes 0 ${EXTRA:-} 2>>"$work/gateway.log" &
 gateway=$!
 for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
+BASE="http://127.0.0.1:$port"
 count "cached image, disk tier (sendfile)" "$image"

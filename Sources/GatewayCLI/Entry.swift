@@ -4,6 +4,8 @@ import Transport
 @main
 enum Entry {
     static func main() {
+        // Before OpenSSL allocates anything (it takes an allocator only before that).
+        TLSMemory.install()
         // Before any thread starts: only the thread waiting in ProcessSignals takes signals.
         ProcessSignals.blockOnThisThreadAndItsChildren()
         do {

@@ -102,7 +102,8 @@ extension ClientConnection {
     /// Writes `head` and `body` now if nothing is queued, queueing what the socket does not
     /// take; otherwise queues both behind what is queued.
     func send(head: [UInt8], body: [UInt8]) -> WriteOutcome {
-        if !hasPendingOutput && ssl == nil {
+        if !hasPendingOutput, let ssl { return sendRecords(ssl, head: head, body: body) }
+        if !hasPendingOutput {
             let total = head.count + body.count
             let written = head.withUnsafeBytes { headBytes in
                 body.withUnsafeBytes { bodyBytes in
@@ -134,6 +135,56 @@ extension ClientConnection {
         pending.append(contentsOf: head)
         pending.append(contentsOf: body)
         return flush()
+    }
+
+    /// TLS with nothing queued: `head` and `body` in full records, a record's worth per
+    /// `SSL_write` (partial writes are on: each call writes one record), taken from `body` in
+    /// place or, where the head and the body meet, gathered into the loop's record buffer.
+    /// What the socket does not take is queued; the retry passes the same bytes from the
+    /// queue, which `SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER` allows.
+    private func sendRecords(_ ssl: OpaquePointer, head: [UInt8], body: [UInt8]) -> WriteOutcome {
+        let scratch = server.tlsRecordBuffer
+        let total = head.count + body.count
+        var offset = 0
+        while offset < total {
+            let count = min(scratch.count, total - offset)
+            let written: Int32 = head.withUnsafeBytes { headBytes in
+                body.withUnsafeBytes { bodyBytes in
+                    if offset >= head.count {
+                        return SSL_write(ssl, bodyBytes.baseAddress! + (offset - head.count), Int32(count))
+                    }
+                    let fromHead = min(count, head.count - offset)
+                    (scratch.baseAddress!).copyMemory(from: headBytes.baseAddress! + offset, byteCount: fromHead)
+                    if count > fromHead {
+                        (scratch.baseAddress! + fromHead).copyMemory(from: bodyBytes.baseAddress!, byteCount: count - fromHead)
+                    }
+                    return SSL_write(ssl, scratch.baseAddress, Int32(count))
+                }
+            }
+            if written > 0 {
+                offset += Int(written)
+                continue
+            }
+            let error = SSL_get_error(ssl, written)
+            guard error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ else {
+                ERR_clear_error()
+                return .failed
+            }
+            pending.removeAll(keepingCapacity: true)
+            pendingOffset = 0
+            if offset < head.count {
+                pending.append(contentsOf: head[offset...])
+                pending.append(contentsOf: body)
+            } else {
+                pending.append(contentsOf: body[(offset - head.count)...])
+            }
+            if error == SSL_ERROR_WANT_WRITE { return armWrite() ? queued : .failed }
+            // The session needs the socket readable to go on writing (see flush()).
+            writeWantsRead = true
+            apply(machine.writeNeedsReadable().reading)
+            return queued
+        }
+        return .drained
     }
 
     /// Writes `head` now (or queues it), then the file's body from its descriptor with
