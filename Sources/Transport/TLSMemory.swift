@@ -7,7 +7,8 @@ import CTLSMemory
 public enum TLSMemory {
     /// Installs the allocator. Works only before OpenSSL allocates anything, so the
     /// executable calls it first thing in `main`, on the main thread; true when installed,
-    /// false when OpenSSL had already allocated (it then keeps malloc, and all still works).
+    /// false when OpenSSL had already allocated or a sanitizer is built in (OpenSSL then
+    /// keeps malloc, and all still works).
     @discardableResult
     public static func install() -> Bool {
         gateway_tls_memory_install() == 1

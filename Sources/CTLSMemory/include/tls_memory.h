@@ -12,7 +12,8 @@
 // the lists must be one set per thread for the whole program. See tls_memory.c.
 
 // Makes these functions OpenSSL's allocator. Only possible before OpenSSL allocates anything
-// (call it first thing in main): returns 1 when installed, 0 when it was too late.
+// (call it first thing in main): returns 1 when installed, 0 when it was too late or the
+// program is built with AddressSanitizer or ThreadSanitizer (which must see every block).
 int gateway_tls_memory_install(void);
 
 // Blocks this thread's free lists hold now, and bytes in them (tests and diagnostics).
