@@ -3,7 +3,8 @@ import HTTPCodec
 /// The `Date` header line of one loop, formatted once per second.
 struct DateField {
     private(set) var line: [UInt8] = []
-    private var second = -1
+    /// The second the line holds.
+    private(set) var second = -1
 
     init() {
         line.reserveCapacity(40)

@@ -149,7 +149,12 @@ extension HTTP2Connection {
         let sendsBody = !bodyless && !body.isEmpty
         stream.answerBody = sendsBody ? body : []
         stream.answerOffset = 0
-        let result: Int32 = block.withNameValues { nvs, count in
+        // The first answer of each second indexes its unique fields (see HTTP2HeaderBlock);
+        // `date` above read the loop's second.
+        let second = server.currentSecond
+        let indexing = second != uniqueIndexedSecond
+        uniqueIndexedSecond = second
+        let result: Int32 = block.withNameValues(indexingUnique: indexing) { nvs, count in
             if sendsBody {
                 var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: HTTP2SessionTemplate.readAnswerBody)
                 return nghttp2_submit_response(session, stream.id, nvs, count, &provider)

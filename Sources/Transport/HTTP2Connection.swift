@@ -55,6 +55,8 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     var spareStreams: [HTTP2Stream] = []
     static let maxSpareStreams = 16
     var output = HTTP2Output()
+    /// The second in which an answer last indexed its unique fields (HTTP2HeaderBlock).
+    var uniqueIndexedSecond = -1
     /// Inside `nghttp2_session_mem_recv`: answers submitted now are sent when it returns.
     private var receiving = false
     /// Bytes of the header block being read (HEADERS and its CONTINUATIONs), and since when.

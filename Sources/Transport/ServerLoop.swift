@@ -89,6 +89,9 @@ final class ServerLoop: @unchecked Sendable {
         return line[6..<(line.count - 2)]
     }
 
+    /// The second (since the epoch) of the loop's cached time, as `currentDate()` last read it.
+    var currentSecond: Int { dateField.second }
+
     /// Takes a newly accepted socket: a connection, or a 503 when the process is at its cap
     /// and no idle connection of this loop can make room.
     func accepted(_ fd: Int32, peer: String, address: IPAddress) {
