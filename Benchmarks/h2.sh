@@ -9,6 +9,8 @@
 #
 #   Benchmarks/h2.sh                         # 5 rounds of 4 s per scenario
 #   ROUNDS=3 DURATION=5 STREAMS=10 Benchmarks/h2.sh
+#   BASELINE_BIN=path Benchmarks/h2.sh       # and an earlier build of the gateway, its rounds
+#                                            # alternating with the others' (before and after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-4}
@@ -39,6 +41,23 @@ for _ in $(seq 100); do curl -kfs -o /dev/null "https://127.0.0.1:$GT/healthz" &
 curl -kfs -o /dev/null -H 'Accept-Encoding: gzip' "https://127.0.0.1:$GT/v1/products?page=1"
 curl -kfs -o /dev/null "https://127.0.0.1:$GT/v1/products/3"
 curl -kfs -o /dev/null "https://127.0.0.1:$GT$IMAGE"
+
+if [ -n "${BASELINE_BIN:-}" ]; then
+    B=18598
+    BT=18599
+    GATEWAY_BIN=$BASELINE_BIN start_gateway --host 127.0.0.1 --port "$B" --threads 1 --log-level warning --cache-dir "$CACHE" \
+        --list-ttl 3600 --detail-ttl 3600
+    wait_for "http://127.0.0.1:$B/healthz"
+    GATEWAY_BIN=$BASELINE_BIN start_gateway --host 127.0.0.1 --port "$BT" --threads 1 --log-level warning --cache-dir "$CACHE" \
+        --list-ttl 3600 --detail-ttl 3600 --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem"
+    for _ in $(seq 100); do curl -kfs -o /dev/null "https://127.0.0.1:$BT/healthz" && break; sleep 0.1; done
+    for base in "http://127.0.0.1:$B" "https://127.0.0.1:$BT"; do
+        curl -kfs -o /dev/null -H 'Accept-Encoding: gzip' "$base/v1/products?page=1"
+        curl -kfs -o /dev/null "$base/v1/products/3"
+        curl -kfs -o /dev/null "$base$IMAGE"
+    done
+    export BASELINE_SED="s/:$G\//:$B\//; s/:$GT\//:$BT\//"
+fi
 
 LOCATIONS="
         location = /list { default_type application/json; add_header Content-Encoding gzip; add_header Vary 'Accept-Encoding, Accept-Language'; alias $WORK/list.json.gz; }

@@ -127,12 +127,17 @@ compare() {
 # $1 label, $2 first name, $3 its URL, $4 second name, $5 its URL, then wrk arguments for both.
 # MEASURE names another runner than `measure` (printing "rps p50 p99"); CHECK_FLAGS go to the
 # curl that checks both answer 2xx first (--http2-prior-knowledge for an h2c-only server).
+# BASELINE_SED, when set, is a sed expression that turns the first URL into a third server's
+# (an earlier build of the gateway, started by the caller): its rounds alternate with the other
+# two, and the ratio first/baseline is printed too (a before and after in the same run).
 compare_named() {
     local label=$1 name_a=$2 url_a=$3 name_b=$4 url_b=$5
     shift 5
-    # Both must answer 2xx with these headers, or the comparison means nothing.
+    local url_c=""
+    [ -n "${BASELINE_SED:-}" ] && url_c=$(sed -e "$BASELINE_SED" <<<"$url_a")
+    # Each must answer 2xx with these headers, or the comparison means nothing.
     local url status
-    for url in "$url_a" "$url_b"; do
+    for url in "$url_a" "$url_b" $url_c; do
         # shellcheck disable=SC2086
         status=$(curl -ks ${CHECK_FLAGS:-} -D "$WORK/check.head" -o "$WORK/check.body" -w '%{http_code}' "$@" "$url")
         case "$status" in
@@ -149,15 +154,25 @@ compare_named() {
     done
     : >"$WORK/g.txt"
     : >"$WORK/n.txt"
+    : >"$WORK/c.txt"
     for _ in $(seq "$ROUNDS"); do
         "${MEASURE:-measure}" "$url_a" "$@" >>"$WORK/g.txt"
+        [ -n "$url_c" ] && "${MEASURE:-measure}" "$url_c" "$@" >>"$WORK/c.txt"
         "${MEASURE:-measure}" "$url_b" "$@" >>"$WORK/n.txt"
     done
-    local a b
+    local a b c
     a=$(cut -d' ' -f1 "$WORK/g.txt" | median)
     b=$(cut -d' ' -f1 "$WORK/n.txt" | median)
     echo "$label"
     printf '    %-8s median %s req/s; p50/p99 per round: %s\n' "$name_a:" "$a" "$(awk '{printf "%s/%s ", $2, $3}' "$WORK/g.txt")"
+    if [ -n "$url_c" ]; then
+        c=$(cut -d' ' -f1 "$WORK/c.txt" | median)
+        printf '    %-8s median %s req/s; p50/p99 per round: %s\n' "baseline:" "$c" "$(awk '{printf "%s/%s ", $2, $3}' "$WORK/c.txt")"
+    fi
     printf '    %-8s median %s req/s; p50/p99 per round: %s\n' "$name_b:" "$b" "$(awk '{printf "%s/%s ", $2, $3}' "$WORK/n.txt")"
     awk -v a="$a" -v b="$b" -v na="$name_a" -v nb="$name_b" 'BEGIN {printf "    ratio %s/%s: %.2f\n", na, nb, a/b}'
+    if [ -n "$url_c" ]; then
+        awk -v a="$c" -v b="$b" -v nb="$name_b" 'BEGIN {printf "    ratio baseline/%s: %.2f\n", nb, a/b}'
+        awk -v a="$a" -v c="$c" -v na="$name_a" 'BEGIN {printf "    ratio %s/baseline: %.2f\n", na, a/c}'
+    fi
 }
