@@ -102,18 +102,7 @@ public struct RequestDecoder: Sendable {
     /// is refused without waiting for its end.
     private mutating func decodeHead(_ bytes: UnsafeRawBufferPointer) -> RequestDecodeResult {
         if scanned == 0 {
-            // A new message: nothing of the last one may be taken for this one's.
-            head.fields.removeAll(keepingCapacity: true)
-            head.method = .empty
-            head.target = .empty
-            head.path = .empty
-            head.query = nil
-            head.host = nil
-            head.length = 0
-            head.contentLength = nil
-            head.chunked = false
-            head.expectsContinue = false
-            head.hasUnsupportedExpectation = false
+            head.clearForNextMessage()
             fieldState = RequestHeadChecks()
             lineNumber = 0
         }

@@ -45,6 +45,22 @@ public struct RequestHead: Sendable {
 
     public init() {}
 
+    /// Forgets what the last request said (the field array keeps its capacity): nothing of
+    /// one message may be taken for the next one's.
+    mutating func clearForNextMessage() {
+        fields.removeAll(keepingCapacity: true)
+        method = .empty
+        target = .empty
+        path = .empty
+        query = nil
+        host = nil
+        length = 0
+        contentLength = nil
+        chunked = false
+        expectsContinue = false
+        hasUnsupportedExpectation = false
+    }
+
     /// Whether the request has a body to read (a positive Content-Length, or chunked).
     public var hasBody: Bool { chunked || (contentLength ?? 0) > 0 }
 

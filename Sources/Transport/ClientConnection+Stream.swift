@@ -117,15 +117,7 @@ extension ClientConnection {
             }
             if written == total { return .drained }
             if written < 0 && errno != EAGAIN && errno != EINTR { return .failed }
-            let sent = max(0, written)
-            pending.removeAll(keepingCapacity: true)
-            pendingOffset = 0
-            if sent < head.count {
-                pending.append(contentsOf: head[sent...])
-                pending.append(contentsOf: body)
-            } else {
-                pending.append(contentsOf: body[(sent - head.count)...])
-            }
+            queueUnsent(head: head, body: body, from: max(0, written))
             return armWrite() ? queued : .failed
         }
         if pending.count == pendingOffset {
@@ -135,6 +127,18 @@ extension ClientConnection {
         pending.append(contentsOf: head)
         pending.append(contentsOf: body)
         return flush()
+    }
+
+    /// Queues what follows the first `sent` bytes of `head` and `body` (nothing was queued).
+    private func queueUnsent(head: [UInt8], body: [UInt8], from sent: Int) {
+        pending.removeAll(keepingCapacity: true)
+        pendingOffset = 0
+        if sent < head.count {
+            pending.append(contentsOf: head[sent...])
+            pending.append(contentsOf: body)
+        } else {
+            pending.append(contentsOf: body[(sent - head.count)...])
+        }
     }
 
     /// TLS with nothing queued: `head` and `body` in full records, a record's worth per
@@ -170,14 +174,7 @@ extension ClientConnection {
                 ERR_clear_error()
                 return .failed
             }
-            pending.removeAll(keepingCapacity: true)
-            pendingOffset = 0
-            if offset < head.count {
-                pending.append(contentsOf: head[offset...])
-                pending.append(contentsOf: body)
-            } else {
-                pending.append(contentsOf: body[(offset - head.count)...])
-            }
+            queueUnsent(head: head, body: body, from: offset)
             if error == SSL_ERROR_WANT_WRITE { return armWrite() ? queued : .failed }
             // The session needs the socket readable to go on writing (see flush()).
             writeWantsRead = true

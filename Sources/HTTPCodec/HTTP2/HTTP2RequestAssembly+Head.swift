@@ -34,20 +34,10 @@ extension HTTP2RequestAssembly {
         var head = built
         built = RequestHead()
         defer { built = head }
-        head.fields.removeAll(keepingCapacity: true)
-        head.method = .empty
-        head.target = .empty
-        head.path = .empty
-        head.query = nil
-        head.host = nil
-        head.contentLength = nil
-        head.chunked = false
-        head.expectsContinue = false
-        head.hasUnsupportedExpectation = false
+        head.clearForNextMessage()
         head.minorVersion = 1
         head.keepAlive = true
         head.maxBodyBytes = 0
-        head.length = 0
         let synthesizedHost = !hasHost ? authority.flatMap { $0.isEmpty ? nil : $0 } : nil
         let target = path.flatMap { $0.isEmpty ? nil : $0 } ?? authority ?? .empty
         return bytes.withUnsafeBytes { raw in
