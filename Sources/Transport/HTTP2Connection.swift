@@ -35,15 +35,15 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     var session: OpaquePointer?
     /// Owned; the session's allocator (CNghttp2/shim.h), deleted after the session. Its large
     /// blocks' pages are given back once the connection has idled a second (`shedIfIdle`).
-    private var arena: UnsafeMutablePointer<cnghttp2_arena>?
+    var arena: UnsafeMutablePointer<cnghttp2_arena>?
     /// Since when the connection has had no stream and nothing to write, and whether its
     /// session's large blocks were given back since.
-    private var idleSince: ContinuousClock.Instant?
-    private var shed = false
+    var idleSince: ContinuousClock.Instant?
+    var shed = false
     /// Owned; freed when the connection closes.
     private var readEvent: OpaquePointer?
     private var writeEvent: OpaquePointer?
-    private var timer: OpaquePointer?
+    var timer: OpaquePointer?
     private var writeArmed = false
     private var readPaused = false
     /// TLS: the last read wanted the socket writable, or the last write wanted it readable.
@@ -67,14 +67,14 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     var resetTokens: Double
     var resetsRefilled: ContinuousClock.Instant = .now
     /// Since when the connection's flow-control window has been 0 with answers waiting.
-    private var connectionStalledSince: ContinuousClock.Instant?
+    var connectionStalledSince: ContinuousClock.Instant?
     /// When output last made progress (the write deadline runs from here while it is queued).
-    private var lastWrite: ContinuousClock.Instant = .now
+    var lastWrite: ContinuousClock.Instant = .now
     private(set) var closed = false
     /// The session ended and its last frames are written: the write side is shut and what
     /// the client still sends is read and dropped for a moment, so its last frames (a GOAWAY
     /// above all) are not destroyed by a reset.
-    private var lingering = false
+    private(set) var lingering = false
 
     enum Drain {
         case none
@@ -356,103 +356,11 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         }
     }
 
-    // MARK: - Deadlines
-
-    /// One timer: while no stream is open and nothing is queued, a second of idling (then the
-    /// session's large blocks give their pages back) and the idle deadline; otherwise a check
-    /// each second of the header, body and write deadlines.
-    private func armDeadline() {
-        guard !closed else { return }
-        let idle = isIdle && nghttp2_session_want_write(session) == 0
-        if !idle {
-            idleSince = nil
-            shed = false
-        } else if idleSince == nil {
-            idleSince = .now
-        }
-        let wait: Duration
-        if let since = idleSince {
-            let idleTimeout = server.core.configuration.idleTimeout
-            wait = shed ? max(.zero, idleTimeout - (.now - since)) : min(Self.shedAfter, idleTimeout)
-        } else {
-            wait = .seconds(1)
-        }
-        var tv = timeval(wait)
-        event_add(timer, &tv)
-    }
-
-    /// How long a connection idles before its session's large blocks give their pages back.
-    static let shedAfter: Duration = .seconds(1)
-
-    fileprivate func timedOut() {
-        let configuration = server.core.configuration
-        if lingering { return tearDown() }
-        if let since = idleSince, isIdle, !shed, ContinuousClock.now - since < configuration.idleTimeout {
-            // Idle a second: nothing is being serialised, so the frame buffer's pages can go,
-            // and so can the buffers kept for the next streams (the output's and the spare
-            // streams').
-            cnghttp2_arena_release(arena)
-            output.releaseStorage()
-            spareStreams = []
-            shed = true
-            return armDeadline()
-        }
-        if isIdle {
-            // Idle past its deadline: GOAWAY, then the close once it is out.
-            nghttp2_submit_goaway(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), NGHTTP2_NO_ERROR.rawValue, nil, 0)
-            drain = .goawaySent
-            return endAfterOutput()
-        }
-        let now = ContinuousClock.now
-        if !output.isEmpty && now - lastWrite > configuration.writeTimeout { return tearDown() }
-        if let started = headerBlockStarted, now - started > configuration.headerTimeout {
-            // A header block (HEADERS and CONTINUATIONs) that does not end: nothing can be
-            // answered mid-block, so the connection ends.
-            nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue)
-            return endAfterOutput()
-        }
-        for stream in streams.values where stream.phase == .body && now - stream.lastProgress > configuration.bodyTimeout {
-            refuse(stream, GatewayError(status: 408, detail: "The request body made no progress in time."))
-        }
-        if flowControlStalled(now: now, limit: configuration.writeTimeout) { return endAfterOutput() }
-        sendPending()
-    }
-
-    /// Answers held back by flow control (RFC 9113 §5.2): a stream whose window stays at 0
-    /// with its answer unsent for `limit` is reset (CANCEL); when the connection's window
-    /// stays at 0 that long with answers waiting, the session ends (GOAWAY, then close).
-    /// True when the session ended.
-    private func flowControlStalled(now: ContinuousClock.Instant, limit: Duration) -> Bool {
-        var waiting = false
-        for stream in streams.values where stream.answerOffset < stream.answerBody.count {
-            waiting = true
-            guard nghttp2_session_get_stream_remote_window_size(session, stream.id) <= 0 else {
-                stream.stalledSince = nil
-                continue
-            }
-            let since = stream.stalledSince ?? now
-            stream.stalledSince = since
-            if now - since > limit {
-                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue)
-            }
-        }
-        guard waiting, nghttp2_session_get_remote_window_size(session) <= 0 else {
-            connectionStalledSince = nil
-            return false
-        }
-        let since = connectionStalledSince ?? now
-        connectionStalledSince = since
-        guard now - since > limit else { return false }
-        nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
-        return true
-    }
-
     // MARK: - Ending
 
     /// The session is over: what it queued (its GOAWAY) is written, then the connection
     /// lingers and closes.
-    private func endAfterOutput() {
+    func endAfterOutput() {
         guard !closed, !lingering else { return }
         while session != nil {
             var data: UnsafePointer<UInt8>?
