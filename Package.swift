@@ -47,15 +47,21 @@ let package = Package(
         // The sans-I/O HTTP/1.1 codec: bytes to request heads and bodies, response heads to
         // bytes. No Foundation, no libevent, no I/O.
         .target(name: "HTTPCodec"),
-        // Pure contract and mapping code: Foundation and the codec's list syntax only, no C,
-        // no I/O.
-        .target(name: "GatewayModels", dependencies: ["HTTPCodec"]),
+        // What every layer shares, the transport included: JSON read and written, IP
+        // addresses and ranges, trace context, ids, a lock, content negotiation of HTTP fields,
+        // and problem bodies (RFC 9457) with their field errors. Foundation and the codec's
+        // list syntax only; no C, no I/O, nothing of the product.
+        .target(name: "GatewaySupport", dependencies: ["HTTPCodec"]),
+        // Pure contract and mapping code: products, money, locales, origin generations,
+        // writes. Foundation and GatewaySupport only, no C, no I/O; above the HTTP interface
+        // and the transport, neither of which sees it.
+        .target(name: "GatewayModels", dependencies: ["HTTPCodec", "GatewaySupport"]),
         // Bearer tokens (signed JWTs) and identity providers' key sets: read strictly and
         // verified with swift-crypto. Pure: no I/O, no clock of its own.
         .target(
             name: "Authentication",
             dependencies: [
-                "GatewayModels", .product(name: "Crypto", package: "swift-crypto"),
+                "GatewayModels", "GatewaySupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
@@ -67,7 +73,7 @@ let package = Package(
         // What the transport, the app and every protocol share: requests, responses, problems,
         // header lists, request ids, origin requests and answers, Redis replies, and the
         // protocols through which handlers reach their loop, the origin and Redis. No C.
-        .target(name: "HTTPInterface", dependencies: ["HTTPCodec", "GatewayModels"]),
+        .target(name: "HTTPInterface", dependencies: ["HTTPCodec", "GatewaySupport"]),
         // Metrics (the Prometheus registry, per-loop request handles) and logs (the batched
         // log writer, access lines): what the transport and the app both report through.
         .target(
@@ -75,7 +81,7 @@ let package = Package(
             dependencies: [
                 "HTTPInterface",
                 "HTTPCodec",
-                "GatewayModels",
+                "GatewaySupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -83,12 +89,12 @@ let package = Package(
         ),
         // gzip and gunzip of whole bodies over zlib, and when answers are gzipped; the only
         // target that imports CZlib.
-        .target(name: "BodyCompression", dependencies: ["CZlib", "GatewayModels", "HTTPInterface"]),
+        .target(name: "BodyCompression", dependencies: ["CZlib", "GatewaySupport", "HTTPInterface"]),
         // The route table (each route with its handler, stored answer and rate-limit class)
         // and `RouterApplication`, the `ServerApplication` over it. No C, no transport.
         .target(
             name: "Routing",
-            dependencies: ["HTTPInterface", "GatewayModels", "Observability", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HTTPInterface", "GatewayModels", "GatewaySupport", "Observability", .product(name: "Logging", package: "swift-log")]
         ),
         // Event loops, the HTTP/1.1 and HTTP/2 server (listener, client connections, TLS,
         // nghttp2 sessions) and the origin client: the only targets that import CEvent and
@@ -104,7 +110,7 @@ let package = Package(
                 "CNghttp2",
                 "HTTPInterface",
                 "HTTPCodec",
-                "GatewayModels",
+                "GatewaySupport",
                 "BodyCompression",
                 "Observability",
                 .product(name: "Logging", package: "swift-log"),
@@ -127,7 +133,7 @@ let package = Package(
                 "BodyCompression",
                 "HTTPInterface",
                 "Observability",
-                "GatewayModels",
+                "GatewayModels", "GatewaySupport",
                 "HTTPCodec",
                 "ImageProcessing",
                 .product(name: "Logging", package: "swift-log"),
@@ -149,7 +155,7 @@ let package = Package(
                 "HTTPInterface",
                 "HTTPCodec",
                 "Observability",
-                "GatewayModels",
+                "GatewayModels", "GatewaySupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -162,7 +168,7 @@ let package = Package(
                 "Transport",
                 "HTTPInterface",
                 "HTTPCodec",
-                "GatewayModels",
+                "GatewayModels", "GatewaySupport",
                 // The catalogue's photo-sized pictures, encoded by libvips.
                 "ImageProcessing",
                 .product(name: "Logging", package: "swift-log"),
@@ -177,7 +183,7 @@ let package = Package(
                 "HTTPCodec",
                 "Transport",
                 "HTTPInterface",
-                "GatewayModels",
+                "GatewayModels", "GatewaySupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -203,7 +209,7 @@ let package = Package(
                 "Transport",
                 "HTTPInterface",
                 "BodyCompression",
-                "GatewayModels",
+                "GatewayModels", "GatewaySupport",
                 "Observability",
                 "DemoOrigin",
                 "DemoIdentityProvider",
@@ -214,7 +220,7 @@ let package = Package(
         .testTarget(
             name: "GatewayModelsTests",
             dependencies: [
-                "GatewayModels",
+                "GatewayModels", "GatewaySupport",
                 "TestSupport",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
@@ -224,20 +230,20 @@ let package = Package(
         // `swift run -c release ModelsBenchmark`: decode + map + format + encode of the v1 sample page.
         .executableTarget(
             name: "ModelsBenchmark",
-            dependencies: ["GatewayModels"],
+            dependencies: ["GatewayModels", "GatewaySupport"],
             path: "Benchmarks/ModelsBenchmark"
         ),
         // `swift run -c release PlaceholderBenchmark [files]`: a placeholder's cost per image on a worker.
         .executableTarget(
             name: "PlaceholderBenchmark",
-            dependencies: ["GatewayModels", "ImageProcessing"],
+            dependencies: ["GatewayModels", "GatewaySupport", "ImageProcessing"],
             path: "Benchmarks/PlaceholderBenchmark"
         ),
         // `swift run -c release TokenBenchmark`: a bearer token's verification per algorithm.
         .executableTarget(
             name: "TokenBenchmark",
             dependencies: [
-                "Authentication", "GatewayModels", .product(name: "Crypto", package: "swift-crypto"),
+                "Authentication", "GatewayModels", "GatewaySupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Benchmarks/TokenBenchmark"
@@ -249,7 +255,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "GatewayRuntime", "Routing", "Transport", "RedisClient", "GatewayCLI", "GatewayModels", "HTTPInterface", "Observability",
+                "Gateway", "GatewayRuntime", "Routing", "Transport", "RedisClient", "GatewayCLI", "GatewayModels", "GatewaySupport", "HTTPInterface", "Observability",
                 "BodyCompression", "CHiredis", "COpenSSL", "CTLSMemory", "DemoOrigin", "DemoIdentityProvider", "ImageProcessing", "TestSupport", "TestPhotos",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
@@ -257,23 +263,23 @@ let package = Package(
         .testTarget(
             name: "AuthenticationTests",
             dependencies: [
-                "Authentication", "GatewayModels", .product(name: "Crypto", package: "swift-crypto"),
+                "Authentication", "GatewayModels", "GatewaySupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .testTarget(name: "ImageProcessingTests", dependencies: ["ImageProcessing", "TestPhotos"]),
         .executableTarget(name: "HTTP1Probe", dependencies: ["HTTPCodec"], path: "Tests/HTTP1Probe"),
-        .executableTarget(name: "ThumbHashProbe", dependencies: ["GatewayModels"], path: "Tests/ThumbHashProbe"),
+        .executableTarget(name: "ThumbHashProbe", dependencies: ["GatewayModels", "GatewaySupport"], path: "Tests/ThumbHashProbe"),
         .executableTarget(name: "JWTProbe", dependencies: ["Authentication"], path: "Tests/JWTProbe"),
         // libFuzzer's driver, declared (Tests/CLibFuzzer/libfuzzer.h).
         .systemLibrary(name: "CLibFuzzer", path: "Tests/CLibFuzzer"),
         .executableTarget(
             name: "HTTP2GlueFuzz",
             dependencies: [
-                "Transport", "Routing", "HTTPInterface", "HTTPCodec", "GatewayModels", "Observability", "CNghttp2", "CLibFuzzer", "TestSupport",
+                "Transport", "Routing", "HTTPInterface", "HTTPCodec", "GatewayModels", "GatewaySupport", "Observability", "CNghttp2", "CLibFuzzer", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HTTP2GlueFuzz", exclude: ["Findings"]),
-        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Transport", "Routing", "GatewayModels", "HTTPInterface", "BodyCompression", "TestSupport"]),
+        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "DemoOriginCLI", "Transport", "Routing", "GatewayModels", "GatewaySupport", "HTTPInterface", "BodyCompression", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,7 @@
 // Not a test: timings depend on the machine and its load.
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 let arguments = CommandLine.arguments
 let defaultSample = URL(fileURLWithPath: #filePath)

@@ -7,6 +7,7 @@ import Crypto
 import Foundation
 import GatewayModels
 import _CryptoExtras
+import GatewaySupport
 
 let issuer = "https://id.example.com/"
 let audience = "open-market-api"

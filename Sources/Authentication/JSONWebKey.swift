@@ -1,6 +1,7 @@
 import Crypto
 import GatewayModels
 import _CryptoExtras
+import GatewaySupport
 
 /// One public key of an identity provider's key set (RFC 7517 §4, RFC 7518 §6, RFC 8037),
 /// checked when the set is read: RSA of at least 2048 bits, EC on P-256 or P-384, OKP on

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// An identity provider's key set (RFC 7517 §5) as read: the usable keys, and why each
 /// other one was skipped (a malformed or unsupported key does not spoil the set).

@@ -1,5 +1,7 @@
 import Foundation
-// scripts/fuzz compiles the token reader into one module with GatewayModels' sources.
+// scripts/fuzz compiles the token reader into one module with GatewayModels' sources (on
+// GatewaySupport, a module of its own there too).
+import GatewaySupport
 #if canImport(GatewayModels)
 import GatewayModels
 #endif

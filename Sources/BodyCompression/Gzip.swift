@@ -1,4 +1,4 @@
-import GatewayModels
+import GatewaySupport
 
 /// Why a gzip body could not be decoded.
 public enum GzipError: Error, Sendable, Equatable {

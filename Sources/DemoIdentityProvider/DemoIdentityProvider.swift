@@ -6,6 +6,7 @@ import HTTPInterface
 import Logging
 import Routing
 import Transport
+import GatewaySupport
 
 /// A small OpenID Connect identity provider for trying sign-in with nothing else installed
 /// (`gateway --demo-auth`): on 127.0.0.1, with a P-256 key made at start (never stored), it

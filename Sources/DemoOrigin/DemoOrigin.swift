@@ -4,6 +4,7 @@ import HTTPCodec
 import Logging
 import Routing
 import Transport
+import GatewaySupport
 
 /// A stand-in for the Open Market origin on the gateway's own libevent transport, one loop:
 /// the API of the configured generation (``DemoOriginConfiguration/generation``: v1

@@ -8,6 +8,7 @@ import Observability
 import RedisClient
 import Routing
 import Transport
+import GatewaySupport
 
 /// The gateway as one process runs it: the application (`router`, with the rate limiter
 /// when limits are set) on the HTTP/1.1 transport, with each loop's Redis connection, the

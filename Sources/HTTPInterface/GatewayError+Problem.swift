@@ -1,4 +1,4 @@
-import GatewayModels
+import GatewaySupport
 
 extension GatewayError {
     /// The problem+json response for this error, carrying `requestId` so a client can quote

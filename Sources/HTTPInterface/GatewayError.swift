@@ -1,5 +1,5 @@
 import HTTPCodec
-import GatewayModels
+import GatewaySupport
 
 /// The one error type the gateway answers with. Every failure a client can see becomes one
 /// of these, and the transport renders it as `application/problem+json` (RFC 9457).

@@ -1,4 +1,4 @@
-import GatewayModels
+import GatewaySupport
 
 /// One request as handlers see it: plain values, copied out of the connection's read buffer
 /// on the loop thread once the whole body is there.

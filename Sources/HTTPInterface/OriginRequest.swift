@@ -1,4 +1,4 @@
-import GatewayModels
+import GatewaySupport
 
 /// One request to the origin. The client adds `Host`, `Accept-Encoding: gzip`,
 /// `Content-Length`, `X-Request-ID`, and with a trace `traceparent` (a new span id per

@@ -1,5 +1,5 @@
-import GatewayModels
 import Synchronization
+import GatewaySupport
 
 /// Request ids: the client's `X-Request-ID` when it is safe to echo and log, a new random
 /// one otherwise.

@@ -1,4 +1,4 @@
-import GatewayModels
+import GatewaySupport
 
 /// Who sent a request, as its verified bearer token says (sign-in at the edge, `--auth-issuer`).
 public struct RequestIdentity: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import GatewayModels
+import GatewaySupport
 
 /// What a server's protocol layer (HTTP/1.1 today, HTTP/2 next) hands every request to. The
 /// transport knows the application only through this protocol; the application knows the

@@ -1,5 +1,5 @@
 import Foundation
-import GatewayModels
+import GatewaySupport
 
 /// Takes formatted log lines from any thread and writes them to a file handle (stderr by
 /// default) from a background thread of its own, in batches, so an event loop never waits

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// What decides whether a request may be served now (the gateway's rate limiter): asked
 /// once per request, with the class its route declares (`Router.add(limit:)`).

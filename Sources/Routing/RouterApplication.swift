@@ -2,6 +2,7 @@ import GatewayModels
 import HTTPInterface
 import Logging
 import Observability
+import GatewaySupport
 
 /// A `Router` as the application a server runs: classifies each request once (bearer token
 /// judged through `authenticator`, route, parameter, rate-limit class spent through

@@ -1,8 +1,8 @@
-import GatewayModels
 import HTTPCodec
 import HTTPInterface
 import Logging
 import Observability
+import GatewaySupport
 
 /// What a connection does with a whole request: asks the application to classify it, answers
 /// it from what is stored or hands a copy to the application, refuses streams the machine

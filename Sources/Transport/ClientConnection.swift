@@ -1,9 +1,9 @@
 import CEvent
 import COpenSSL
-import GatewayModels
 import Glibc
 import HTTPCodec
 import HTTPInterface
+import GatewaySupport
 
 /// One accepted client connection: the libevent driver of an `HTTP1ConnectionStateMachine`.
 ///

@@ -1,7 +1,7 @@
 import CEvent
-import GatewayModels
 import Glibc
 import Logging
+import GatewaySupport
 
 /// Accepts connections on one loop's listening socket, with a plain persistent read event.
 ///

@@ -1,9 +1,9 @@
 import CEvent
 import Dispatch
 import Foundation
-import GatewayModels
 import HTTPInterface
 import Synchronization
+import GatewaySupport
 
 /// One libevent `event_base` and the dedicated thread that runs it.
 ///

@@ -1,9 +1,9 @@
 import CNghttp2
-import GatewayModels
 import HTTPCodec
 import HTTPInterface
 import Logging
 import Observability
+import GatewaySupport
 
 /// What an HTTP/2 connection does with a stream's request: the same steps as HTTP/1.1
 /// (`ClientConnection+Requests.swift`) over the same `RequestHead`: the application's one

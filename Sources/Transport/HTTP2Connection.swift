@@ -1,10 +1,10 @@
 import CEvent
 import CNghttp2
 import COpenSSL
-import GatewayModels
 import Glibc
 import HTTPCodec
 import HTTPInterface
+import GatewaySupport
 
 /// One client connection speaking HTTP/2 (RFC 9113): the libevent driver of an nghttp2 server
 /// session. It starts as a `ClientConnection`, which hands over its socket (and TLS session)

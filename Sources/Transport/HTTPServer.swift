@@ -1,8 +1,8 @@
 import Foundation
-import GatewayModels
 import HTTPInterface
 import Logging
 import Observability
+import GatewaySupport
 
 /// Something attached to one loop by whoever assembles the server (a Redis connection, a
 /// periodic sync): started on that loop once it runs, closed with it (on the loop's thread,

@@ -1,7 +1,6 @@
 import BodyCompression
 import CEvent
 import COpenSSL
-import GatewayModels
 import HTTPInterface
 import Observability
 

@@ -1,9 +1,9 @@
 import BodyCompression
 import CEvent
 import COpenSSL
-import GatewayModels
 import HTTPInterface
 import Observability
+import GatewaySupport
 
 /// The keep-alive connections to one origin on one loop, run by an `OriginPoolState`.
 ///

@@ -1,9 +1,9 @@
 import Dispatch
-import GatewayModels
 import HTTPInterface
 import Logging
 import Observability
 import Synchronization
+import GatewaySupport
 
 /// One request between its connection and its answer: the `ResponseSink` behind the
 /// handler's `Responder`.

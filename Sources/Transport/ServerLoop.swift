@@ -1,12 +1,12 @@
 import CEvent
 import COpenSSL
-import GatewayModels
 import Glibc
 import HTTPCodec
 import HTTPInterface
 import Logging
 import Observability
 import Synchronization
+import GatewaySupport
 
 /// One event loop's share of the server: its listener, its client connections, and what
 /// they reuse (the response-head buffer, the Date field, the origin client, metrics).

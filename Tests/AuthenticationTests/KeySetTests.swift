@@ -3,6 +3,7 @@ import GatewayModels
 import Testing
 
 @testable import Authentication
+import GatewaySupport
 
 @Suite struct KeySetTests {
     /// A malformed or unsupported key is skipped with its reason; the others are used.

@@ -4,6 +4,7 @@ import GatewayModels
 import _CryptoExtras
 
 @testable import Authentication
+import GatewaySupport
 
 /// Keys made once per test process, and tokens signed with them as an identity provider
 /// would (RFC 7515 compact serialisation, raw `r‖s` ECDSA signatures).

@@ -4,6 +4,7 @@ import GatewayModels
 import Testing
 
 @testable import Authentication
+import GatewaySupport
 
 @Suite struct TokenVerifierTests {
     private func verify(_ token: String, keys: JSONWebKeySet = TestKeys.allKeys, now: Int64 = TestKeys.now) throws(TokenRejection) -> VerifiedToken {

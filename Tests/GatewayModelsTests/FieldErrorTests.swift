@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GatewayModels
+@testable import GatewaySupport
 
 @Suite struct FieldErrorTests {
     @Test func encodesAsFieldAndMessage() throws {

@@ -11,6 +11,7 @@
 // Sources/Gateway/Images/ImageToken.swift and the bearer token reader of Sources/Authentication, against HTTPCodec built as a module of its own
 // (SwiftPM's executables bring a main of their own, which libFuzzer's would clash with).
 import Foundation
+import GatewaySupport
 
 /// The parsers, by the name FUZZ_PARSER gives.
 enum FuzzedParser: String, CaseIterable {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// The items the demo origin serves, in memory, ascending by id, shared by every request.
 /// Thread-safe: every read and write holds one lock, and password (v1) and vendor (v2/v2b)

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// The `--data-file` format: the catalogue as JSON, read once at start (changes are not
 /// written back; `GET /__admin/catalogue` returns the current catalogue in this format, to

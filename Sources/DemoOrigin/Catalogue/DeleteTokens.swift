@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The tokens of the two-step deletes: v2 `POST /api/products/{id}/secret` hands out a
 /// `product_secret` for `DELETE /api/products/{id}/{product_secret}`, v2b

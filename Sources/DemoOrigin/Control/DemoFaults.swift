@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// The faults the demo origin injects into every request outside `/__admin/`.
 ///

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The current fault settings and the seeded generator that decides which requests fail.
 /// Thread-safe; with a fixed seed, the n-th request drawn gets the same fate on every run.

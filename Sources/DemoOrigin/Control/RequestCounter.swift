@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The shared counters behind ``RequestCounts``. Thread-safe.
 final class RequestCounter: Sendable {

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// How many requests the demo origin received, by route and by exact path. Requests to
 /// `/__admin/` are not counted; faulted requests are (they reached the origin).

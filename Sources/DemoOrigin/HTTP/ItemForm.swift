@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// The fields of a v1 `POST /item` or `PATCH /item/{id}` body (multipart/form-data), read
 /// and checked; absent fields are nil.

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The v1 response bodies, snake_case, keys in the order of the v1 samples:
 /// `id, title, [descriptions], price, currency, stock, [discounted_price], thumbnails,

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// Numbers as Java's `Double.toString` prints them, which is what the v2/v2b server
 /// (Spring/Jackson, prices held as `double`) wrote: always a `.` and a digit after it

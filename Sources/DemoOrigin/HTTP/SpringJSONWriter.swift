@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// Compact JSON as the v2/v2b server (Spring/Jackson) wrote it: keys in the order the caller
 /// writes them, strings escaped like ``JSONWriter`` (only `"`, `\` and control characters),

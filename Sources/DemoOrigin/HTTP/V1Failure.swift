@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// An error as the v1 server (Vapor) answered it: a status and
 /// `{"error": true, "reason": "…"}` as `application/json; charset=utf-8`.

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// The product fields of a v2/v2b write, read and checked: the `params` JSON part of a
 /// `POST /api/products`, or the JSON body of a `PATCH /api/products/{id}`. Absent (or

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The body of the v2 `POST /api/products/{id}/secret` and the v2b
 /// `POST /api/products/{id}/archived`: a JSON object with the vendor's `secret`.

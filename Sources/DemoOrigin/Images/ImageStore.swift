@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// Serves item images the way an object store (S3) does: `GET /images/{id}-{n}.{ext}` and
 /// `GET /thumbnails/{id}-{n}.{ext}` with `Content-Type`, `Content-Length`, a strong `ETag`

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The origin's base URL (`http://127.0.0.1:8081`) for the absolute image URLs it writes;
 /// set once the port is bound.

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// What the demo origin's routes share and what survives a stop and resume: the catalogue,
 /// the image cache, the counters, the fault switches, the seed, the base URL, the vendors

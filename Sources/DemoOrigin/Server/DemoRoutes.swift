@@ -2,6 +2,7 @@ import Foundation
 import GatewayModels
 import HTTPInterface
 import Routing
+import GatewaySupport
 
 /// The demo origin's route table: the configured generation's API (v1, or v2/v2b in
 /// `DemoRoutes+V2.swift`), the image objects, and `/__admin/`. The other generations' paths

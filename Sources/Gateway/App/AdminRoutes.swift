@@ -4,6 +4,7 @@ import GatewayModels
 import HTTPInterface
 import Observability
 import Routing
+import GatewaySupport
 
 /// The admin listener's routes (`--admin-port`): `POST /admin/purge`, `GET /admin/cache`,
 /// and `GET /metrics` with `--metrics-on-admin`. Every one needs `Authorization: Bearer

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// Drops cached pages and images when an operator asks (`POST /admin/purge`) and when
 /// another replica says so, and hears every other replica message for the read path.

@@ -1,6 +1,7 @@
 import HTTPCodec
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// `GET /healthz`: the process is up and its loops answer. Never touches the origin, so a
 /// container orchestrator does not restart healthy replicas when the origin is down.

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// `include` of `GET /v1/products` and `GET /v1/products/{id}`: absent, or `placeholders`
 /// (each image's size and ThumbHash in the answer). Any other value is refused. Pure; any

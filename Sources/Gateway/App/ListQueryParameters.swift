@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// Reads `page`, `pageSize`, `q` and `include` of `GET /v1/products` into a ``ListQuery``.
 ///

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// Remembers what `Accept-Language` values resolved to, so a value seen before costs a byte
 /// comparison, not a parse and no allocation. Holds at most `capacity` values (the first

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// The placeholders of one page being mapped (`include=placeholders`): each image's as known
 /// now, and the URLs still unknown, to prepare in the background. One per mapping; its lookup

@@ -2,6 +2,7 @@ import Dispatch
 import GatewayModels
 import HTTPInterface
 import Observability
+import GatewaySupport
 
 /// The process's background origin work: the next list page, the sources and placeholders of
 /// a list's thumbnails (and of images whose placeholders a read asks for), details before the

@@ -1,6 +1,7 @@
 import GatewayModels
 import HTTPInterface
 import Routing
+import GatewaySupport
 
 /// The `{id}` of `/v1/products/{id}`: a positive 64-bit integer in plain digits.
 enum ProductID {

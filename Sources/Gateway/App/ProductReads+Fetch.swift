@@ -4,6 +4,7 @@ import GatewayModels
 import HTTPInterface
 import Observability
 import Routing
+import GatewaySupport
 
 /// The miss path: one fetch per key (shared tier first with `--redis-url`, then the origin),
 /// the mapping of what came back, and prefetches.

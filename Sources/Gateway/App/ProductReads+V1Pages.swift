@@ -4,6 +4,7 @@ import GatewayModels
 import HTTPInterface
 import Observability
 import Routing
+import GatewaySupport
 
 /// Contract list pages assembled from a v1 origin's pages of 20.
 extension ProductReads {

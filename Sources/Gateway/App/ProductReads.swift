@@ -4,6 +4,7 @@ import GatewayModels
 import HTTPInterface
 import Observability
 import Routing
+import GatewaySupport
 
 /// `GET /v1/products?page=N&pageSize=M&q=…` and `GET /v1/products/{id}`: contract pages from
 /// the cache when possible, otherwise from the origin through the loop's `OriginClient`.

@@ -4,6 +4,7 @@ import GatewayModels
 import HTTPCodec
 import HTTPInterface
 import Routing
+import GatewaySupport
 
 /// `POST /v1/products`, `PATCH /v1/products/{id}` and `DELETE /v1/products/{id}`: client
 /// input validated in full (every field error at once, nothing sent to the origin when any),

@@ -2,6 +2,7 @@ import Foundation
 import GatewayModels
 import HTTPInterface
 import Routing
+import GatewaySupport
 
 /// `GET /readyz`, for load balancers and for apps that show a "service unavailable" banner.
 ///

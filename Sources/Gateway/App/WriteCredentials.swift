@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// The vendor credentials the gateway holds for signed-in callers (`--vendor-credentials-file`)
 /// and the token claim that names the vendor (`--auth-vendor-claim`).

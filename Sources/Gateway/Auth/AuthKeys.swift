@@ -5,6 +5,7 @@ import GatewayModels
 import HTTPInterface
 import Logging
 import Observability
+import GatewaySupport
 
 /// The identity provider's key set as this process holds it: loaded at start, refreshed in the
 /// background when its freshness ends (its `Cache-Control` max-age, 60 s to 24 h; 10 minutes

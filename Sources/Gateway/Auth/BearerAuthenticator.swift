@@ -4,6 +4,7 @@ import GatewayModels
 import HTTPInterface
 import Observability
 import Routing
+import GatewaySupport
 
 /// Judges bearer tokens (`Authorization: Bearer …`) for the router: on `/v1/products` and
 /// below only (`/v1/images`, whose signed URLs image loaders fetch without headers, health,

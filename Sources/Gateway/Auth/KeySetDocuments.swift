@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// The identity provider's documents as the gateway reads them: the OpenID Connect discovery
 /// document (only its `issuer` and `jwks_uri`), the URLs it may fetch, and how long a key set

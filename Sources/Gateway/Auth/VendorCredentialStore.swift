@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// The v2/v2b vendor credentials the gateway writes with for signed-in callers
 /// (`--vendor-credentials-file`), looked up by the value of the token's vendor claim.

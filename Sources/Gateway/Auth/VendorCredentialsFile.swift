@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// One v2/v2b vendor's credentials as the gateway holds them: the `identifier` header value
 /// and the `secret` every write repeats. Never logged, never sent to a client.

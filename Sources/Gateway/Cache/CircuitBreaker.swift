@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// A circuit breaker for one upstream (the origin): once it fails often enough, nothing is
 /// sent to it for a while, so a struggling origin is left alone and clients are answered at

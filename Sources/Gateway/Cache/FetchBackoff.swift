@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// Backoff per key after failed origin fetches, so that a failing origin is not asked again
 /// for the same thing at every read: after a failure (5xx, time-out, connection error, an

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// Remembers, per `Idempotency-Key`, the request a key was first used with and the response
 /// it got, for `retention` (24 hours by default), so a client retrying a create after a lost

@@ -1,6 +1,7 @@
 import GatewayModels
 import HTTPInterface
 import Routing
+import GatewaySupport
 
 /// `Idempotency-Key` records in this process only (no `--redis-url`): ``IdempotencyStore``,
 /// with the wait for a running request bounded.

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The page cache: contract bytes by normalised key, least recently used first out when
 /// the byte budget is exceeded. Shared by every loop; thread-safe (one short lock per

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import GatewaySupport
 
 /// Turns a cached page into the response for one request: the representation the client
 /// accepts (stored gzip or identity), its ETag, 304 when `If-None-Match` names the page,

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// A few slots for refreshing stored pages while the origin recovers (issue 29): a refresh
 /// takes one or does not happen now (the stored page is served, and a later read tries

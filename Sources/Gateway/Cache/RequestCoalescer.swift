@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// Joins concurrent requests for one key, from any loop, into one piece of work: the first
 /// caller leads and does the work; the others wait for its result. Thread-safe.

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// v1 origin list pages (`GET /items/{n}`) as the origin last answered them, decoded, so that
 /// contract pages of any `pageSize` can be assembled from them and the read-ahead page that

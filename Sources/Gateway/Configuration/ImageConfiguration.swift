@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// How `/v1/images/{token}` signs, fetches, renders and caches images.
 public struct ImageConfiguration: Sendable {

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// Per-client request budgets (`--rate-limit-*`). Off unless at least one budget is set.
 public struct RateLimitConfiguration: Sendable {

@@ -1,5 +1,6 @@
 import GatewayModels
 import Observability
+import GatewaySupport
 
 /// Sources the prefetch lane fetched for a list's thumbnails (or a read's placeholders), until a
 /// client's render reads one (`gateway_prefetches_total{kind="image",outcome="used"}`) or

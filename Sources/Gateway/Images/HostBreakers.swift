@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// One ``CircuitBreaker`` per image host and port (the origin's own included, apart from the
 /// origin's breaker): a failing image host is left alone while the origin and other hosts

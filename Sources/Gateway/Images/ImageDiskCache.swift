@@ -2,6 +2,7 @@ import Crypto
 import Dispatch
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// The disk tier: one file per image under `directory` (sources and rendered variants),
 /// named by the SHA-256 of its ``ImageVariant``'s description (a source's is its URL),

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The memory tier: rendered images by variant, least recently used out first once
 /// `budget` bytes are held. Shared by every loop; one short lock per lookup or store.

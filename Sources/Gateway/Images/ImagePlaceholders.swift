@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The placeholders known to this process, by source URL: ready ones, and failures remembered
 /// for ``failureMemory`` so a source that cannot be read is not fetched again for every list

@@ -3,6 +3,7 @@ import HTTPInterface
 import ImageProcessing
 import Observability
 import Routing
+import GatewaySupport
 
 /// `GET /v1/images/{token}?w=N`: the image a signed token names, at an allowed width (none:
 /// the source's own), in the format the client's `Accept` allows (AVIF, else WebP, else the

@@ -1,5 +1,6 @@
 import GatewayModels
 import ImageProcessing
+import GatewaySupport
 
 /// What the image tiers store, and what one render makes: an origin image at a width, in a
 /// format. Made from normalised inputs only (the verified URL, a width from the allowed set,

@@ -1,5 +1,6 @@
 import Dispatch
 import GatewayModels
+import GatewaySupport
 
 /// The threads that render images (and decode writes that carry them): CPU-heavy work that must
 /// never run on an event loop.

@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// The disk tier's open files: by variant for hits, by file name for eviction, at most
 /// `capacity` open at once (least recently used closed first; a file still being sent stays

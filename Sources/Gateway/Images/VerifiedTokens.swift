@@ -1,4 +1,5 @@
 import GatewayModels
+import GatewaySupport
 
 /// Image tokens whose signature was verified, with the URL each names, so a memory-tier hit
 /// can be answered from the token's bytes without verifying the HMAC again and without

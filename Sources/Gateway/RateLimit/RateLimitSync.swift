@@ -1,6 +1,7 @@
 import GatewayModels
 import HTTPInterface
 import Observability
+import GatewaySupport
 
 /// Shares the per-client budgets across replicas through Redis without a Redis round trip
 /// per request (Kong's `sync_rate` approach): each replica counts what it allowed, and every

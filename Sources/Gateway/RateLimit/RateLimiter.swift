@@ -3,6 +3,7 @@ import GatewayModels
 import HTTPCodec
 import HTTPInterface
 import Routing
+import GatewaySupport
 
 /// The per-client budgets of one process: for each named policy, each client's theoretical
 /// arrival time (``CellRate``) in a table split into shards, each behind its own lock.

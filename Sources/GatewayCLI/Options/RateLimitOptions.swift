@@ -1,6 +1,7 @@
 import ArgumentParser
 import Gateway
 import GatewayModels
+import GatewaySupport
 
 /// Per-client budgets, and how the client is told apart behind proxies.
 struct RateLimitOptions: ConfigurationOptions {

@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// What an operator purges with `POST /admin/purge`, read from its JSON body:
 /// `{"products": [ids]}`, `{"pages": "all"}` or `{"all": true}`, exactly one member.

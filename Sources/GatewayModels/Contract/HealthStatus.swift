@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// The body of `GET /healthz`: `{"status":"ok"}`.
 public struct HealthStatus: Sendable, Hashable, ContractJSONEncodable {
     public var status: String

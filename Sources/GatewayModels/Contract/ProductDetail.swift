@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// One product with everything the detail screen shows (`GET /v1/products/{id}`).
 ///
 /// The summary's fields plus `description`, `images` and `imageThumbnails`; JSON key order is

@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// The ready-to-render strings of a product, in the request's locale.
 public struct ProductDisplay: Sendable, Hashable {
     /// The list price, e.g. `KRW 1,290,000` or `USD 1,690.00`.

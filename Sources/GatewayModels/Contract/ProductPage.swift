@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// One page of the product list (`GET /v1/products?page=N`): `{page, items, hasNextPage}`.
 public struct ProductPage: Sendable, Hashable {
     /// The page number, from 1.

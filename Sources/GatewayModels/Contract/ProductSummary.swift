@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// One product as the client contract lists it (`GET /v1/products` items).
 ///

@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// Who sells a product: `{"id": 7, "name": "Demo Market"}` in the contract.
 ///
 /// v2/v2b origins name the vendor's id on every product (`vendor_id`) but its name only in

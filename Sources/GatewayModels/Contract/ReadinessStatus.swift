@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// The body of `GET /readyz`.
 ///
 /// Ready (200, `application/json`): `{"status":"ready","origin":"up","checkedAt":"…"}`;

@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// Picks the ``ClientLocale`` for a request from its `Accept-Language` header (RFC 9110 §12.5.4).
 ///
 /// Rules, in order:

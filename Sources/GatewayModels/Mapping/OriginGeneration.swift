@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// The Open Market origin generations, and the one adapter API the gateway's read path calls.
 ///

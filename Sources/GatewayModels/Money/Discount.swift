@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// A valid discount: the sale price is below the list price and not negative.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// The process-wide cache of display formatters: one ``MoneyFormatter`` per (locale, currency)
 /// and one count style per locale, each built on first use and then shared.

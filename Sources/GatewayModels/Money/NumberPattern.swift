@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// A locale's layout for non-negative numbers, read once from an ICU formatter's own output and
 /// then applied by hand: affixes, grouping and decimal separators, group sizes.

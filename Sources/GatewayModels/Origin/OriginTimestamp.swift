@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// The origin's timestamps, turned into milliseconds since the Unix epoch (UTC), and back out
 /// as the contract's RFC 3339 text: UTC with whole seconds (`2021-01-24T21:26:03Z`), the form

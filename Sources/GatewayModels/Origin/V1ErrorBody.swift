@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// A v1 error body (Vapor's default): `{"error": true, "reason": "…"}`.
 ///
 /// Seen with messages such as `Not Found` and `The number of images must be 5 or less`; no

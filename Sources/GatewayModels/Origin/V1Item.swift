@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// A v1 item (`camp-open-market(-2).herokuapp.com`), as `GET /items/{page}` lists it and
 /// `GET /item/{id}` returns it. snake_case keys, any order.

@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// A v1 list page (`GET /items/{page}`): `{"page", "items"}`, 20 items per full page.
 public struct V1ItemsPage: Sendable, Hashable, JSONShapeDecodable {
     public var page: Int?

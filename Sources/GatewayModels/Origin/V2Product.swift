@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// A v2 or v2b product, as the list's `pages` items or as `GET /api/products/{id}`.
 ///

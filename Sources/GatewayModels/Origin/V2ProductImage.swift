@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// One entry of a v2/v2b detail's `images`: `{id, url, thumbnail_url, succeed?, issued_at}`.
 /// Only `url` is required; the others vary between v2 and v2b.
 public struct V2ProductImage: Sendable, Hashable, JSONShapeDecodable {

@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// A v2 or v2b list page (`GET /api/products?page_no=&items_per_page=`).
 ///
 /// v2 writes the pagination keys in snake_case (`page_no`, `has_next`), v2b in camelCase

@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// The placeholder of an origin image URL when one is known (nil: not known yet, or its
 /// source failed), given the URL and its position in its list (0: the first thumbnail, the

@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// Reads and checks the fields of a ``DraftInput`` one by one, collecting every
 /// ``FieldError`` instead of stopping at the first.

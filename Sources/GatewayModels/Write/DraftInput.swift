@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// A client's create/update body before validation, from JSON or from multipart/form-data,
 /// with field names in the contract's camelCase.

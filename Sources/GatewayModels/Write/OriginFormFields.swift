@@ -1,4 +1,5 @@
 import Foundation
+import GatewaySupport
 
 /// The product fields one origin request carries, in the origin's words, shared by the create
 /// and update encoders so both spell every generation the same way.

@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// A request body ready for the origin: its `Content-Type` header value and its bytes.
 public struct OriginRequestBody: Sendable, Hashable {
     public var contentType: String

@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// A validated delete request (`DELETE /v1/products/{id}` with JSON `{"password": "…"}`).
 public struct ProductDeletion: Sendable, Hashable {
     public var password: String

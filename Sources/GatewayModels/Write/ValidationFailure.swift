@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// A client's input was rejected: every problem found, not just the first.
 ///
 /// The gateway answers with 422 (or 400 for a body that is not JSON/multipart at all) and puts

@@ -3,6 +3,7 @@ import Foundation
 import GatewayModels
 import TestSupport
 import Testing
+import GatewaySupport
 
 extension DemoOriginIntegrationTests {
     @Suite struct WriteAPI {

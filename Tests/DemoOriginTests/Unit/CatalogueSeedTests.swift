@@ -2,6 +2,7 @@
 import Foundation
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct CatalogueSeedTests {
     @Test func embeddedSamplesAreTheFixturesByteForByte() throws {

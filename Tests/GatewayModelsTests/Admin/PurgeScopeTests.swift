@@ -1,5 +1,6 @@
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct PurgeScopeTests {
     static func decode(_ text: String) -> Result<PurgeScope, PurgeScope.Invalid> {

@@ -3,6 +3,7 @@ import GatewayModels
 import OpenAPIKit
 import Testing
 import Yams
+import GatewaySupport
 
 /// `openapi.yaml` is the contract's source of truth: it must be valid OpenAPI 3.1, describe
 /// every client endpoint, and accept exactly what the mapping produces.

@@ -2,6 +2,7 @@ import Foundation
 import GatewayModels
 import Testing
 import TestSupport
+import GatewaySupport
 
 @Suite struct JSONParserTests {
     /// Valid JSON is never refused for a number Decimal cannot hold: it is NaN, and readers

@@ -2,6 +2,7 @@ import Foundation
 import GatewayModels
 import Testing
 import TestSupport
+import GatewaySupport
 
 @Suite struct JSONWriterTests {
     @Test func writesCompactJSONInCallOrder() {

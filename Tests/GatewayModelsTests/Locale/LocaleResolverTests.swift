@@ -1,5 +1,6 @@
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct LocaleResolverTests {
     let resolver = LocaleResolver()

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import Testing
+import GatewaySupport
 
 /// The contract features every generation gets: vendors, image thumbnails, page sizes
 /// assembled from v1's fixed pages, search targets, and the delete-flow answer checks.

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite("OriginGeneration: every sample maps to the contract")
 struct OriginGenerationTests {

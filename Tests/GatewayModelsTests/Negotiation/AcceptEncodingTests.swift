@@ -1,5 +1,6 @@
 import Testing
 import GatewayModels
+import GatewaySupport
 
 @Suite struct AcceptEncodingTests {
     @Test(arguments: [

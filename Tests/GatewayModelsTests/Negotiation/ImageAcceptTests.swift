@@ -1,5 +1,6 @@
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct ImageAcceptTests {
     static let both: Set<ImageAccept.Choice> = [.avif, .webp]

@@ -1,5 +1,6 @@
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct WeightedListTests {
     /// Each element's value and weight, as `forEach` reports them.

@@ -1,5 +1,6 @@
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct AddressRangesTests {
     @Test func matchesPrefixes() throws {

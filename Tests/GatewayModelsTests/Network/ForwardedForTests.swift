@@ -1,5 +1,6 @@
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct ForwardedForTests {
     static let trusted = AddressRanges(parsing: "10.0.0.0/8,2001:db8:ffff::/48")!

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct IPAddressTests {
     /// `inet_pton`'s reading of `text` as 128 bits (IPv4 mapped), or nil: the oracle.

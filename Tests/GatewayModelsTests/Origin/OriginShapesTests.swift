@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import Testing
+import GatewaySupport
 
 /// The origin shapes decode straight from every sample, with exact numbers.
 @Suite struct OriginShapesTests {

@@ -2,6 +2,7 @@ import Foundation
 import GatewayModels
 import TestSupport
 import Testing
+import GatewaySupport
 
 @Suite struct Base64URLTests {
     /// RFC 4648 §10's vectors, unpadded, and the two characters base64url changes.

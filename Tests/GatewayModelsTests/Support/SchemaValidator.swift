@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModels
+import GatewaySupport
 
 /// Validates JSON instances against the JSON Schema subset `openapi.yaml` uses: `$ref` (local),
 /// `type` (one or a list, with `null`), `properties`, `required`, `additionalProperties: false`,

@@ -1,5 +1,6 @@
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct TraceContextTests {
     static let valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"

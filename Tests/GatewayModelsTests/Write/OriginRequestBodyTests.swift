@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct OriginRequestBodyTests {
     private func draft(discounted: String? = "15") throws -> ProductDraft {

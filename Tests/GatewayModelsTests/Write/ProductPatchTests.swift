@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModels
 import Testing
+import GatewaySupport
 
 @Suite struct ProductPatchTests {
     @Test func everythingButThePasswordIsOptional() throws {

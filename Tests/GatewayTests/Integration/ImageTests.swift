@@ -9,6 +9,7 @@ import Logging
 @testable import Routing
 import TestSupport
 import Testing
+import GatewaySupport
 
 extension IntegrationTests {
     /// `/v1/images/{token}` through a real gateway, a demo origin and a second demo origin

@@ -8,6 +8,7 @@ import Logging
 @testable import Routing
 import TestSupport
 import Testing
+import GatewaySupport
 
 extension IntegrationTests {
     /// Trace context to the origin and back in problems; JSON access log lines.

@@ -3,6 +3,7 @@ import GatewayModels
 import Testing
 import TestSupport
 @testable import Gateway
+import GatewaySupport
 
 extension IntegrationTests {
     /// Per-client budgets through a real gateway and the demo origin.

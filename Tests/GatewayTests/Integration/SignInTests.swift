@@ -3,6 +3,7 @@ import Foundation
 import GatewayModels
 import TestSupport
 import Testing
+import GatewaySupport
 
 extension IntegrationTests {
     /// Sign-in at the edge (`--auth-*`): bearer tokens verified against a test identity

@@ -8,6 +8,7 @@ import Logging
 @testable import Routing
 import TestSupport
 import Testing
+import GatewaySupport
 
 extension IntegrationTests {
     /// What a write puts on the wire to the origin, byte for byte, and what it keeps out of

@@ -5,6 +5,7 @@ import GatewayModels
 @testable import HTTPInterface
 import Logging
 @testable import Routing
+import GatewaySupport
 
 /// A loop for handler tests: a serial queue, whose jobs run one at a time and on which
 /// `inLoop` is true. No libevent, no sockets.

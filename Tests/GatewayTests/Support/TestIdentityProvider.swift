@@ -6,6 +6,7 @@ import GatewayModels
 @testable import HTTPInterface
 import Logging
 @testable import Routing
+import GatewaySupport
 
 /// An identity provider for the sign-in tests: a real server on 127.0.0.1 serving an OpenID
 /// Connect discovery document and a key set of P-256 keys made here (rotatable; answering 503

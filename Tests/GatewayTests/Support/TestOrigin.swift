@@ -8,6 +8,7 @@ import Logging
 @testable import Observability
 @testable import Routing
 @testable import Transport
+import GatewaySupport
 
 /// An origin for the origin client's tests: a real server on 127.0.0.1 whose routes echo
 /// what arrived, answer slowly, gzip, or drop the connection, and count every request.

@@ -4,6 +4,7 @@ import Logging
 @testable import Observability
 import Testing
 @testable import Gateway
+import GatewaySupport
 
 @Suite struct BatchedLogHandlerTests {
     /// Logs through a writer into a pipe and returns what arrived.

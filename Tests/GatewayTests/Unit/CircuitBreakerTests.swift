@@ -1,6 +1,7 @@
 @testable import Gateway
 import GatewayModels
 import Testing
+import GatewaySupport
 
 /// ``CircuitBreaker``'s states, with the clock given: a run of failures or a failure ratio
 /// opens it, it refuses while open, lets one probe through when half-open, and a probe's

@@ -3,6 +3,7 @@ import GatewayModels
 import Testing
 @testable import Gateway
 @testable import GatewayCLI
+import GatewaySupport
 
 @Suite struct CommandTests {
     @Test func environmentFillsOptionsTheCommandLineLeftOut() throws {

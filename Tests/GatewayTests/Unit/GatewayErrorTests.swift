@@ -2,6 +2,7 @@ import GatewayModels
 @testable import HTTPInterface
 import Testing
 @testable import Gateway
+import GatewaySupport
 
 @Suite struct GatewayErrorTests {
     @Test func rendersProblemJSONWithEveryFieldError() {

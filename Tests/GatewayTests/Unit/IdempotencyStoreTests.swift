@@ -2,6 +2,7 @@
 import Testing
 @testable import Gateway
 import GatewayModels
+import GatewaySupport
 
 @Suite struct IdempotencyStoreTests {
     private let start = ContinuousClock.now

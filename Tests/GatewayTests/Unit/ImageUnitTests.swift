@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Gateway
 import GatewayModels
+import GatewaySupport
 
 @Suite struct ImageSignerTests {
     let signer = ImageSigner(key: Array("unit-test-key-0123456789".utf8))

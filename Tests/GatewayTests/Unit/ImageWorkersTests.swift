@@ -2,6 +2,7 @@ import Foundation
 @testable import Gateway
 import GatewayModels
 import Testing
+import GatewaySupport
 
 /// The image workers' two lanes: background jobs (placeholders) run only when no ordinary job
 /// (a client's render) waits, and each lane is bounded on its own.

@@ -3,6 +3,7 @@ import Foundation
 import GatewayModels
 import Observability
 import Testing
+import GatewaySupport
 
 /// The prefetch lane: at most half of `--origin-max-connections` jobs at once, a bounded queue
 /// run first in first out, nothing admitted while the origin fails.

@@ -5,6 +5,7 @@ import Logging
 import Routing
 import Testing
 @testable import Gateway
+import GatewaySupport
 
 @Suite struct RateLimitSyncMessageTests {
     @Test func readsWhatTheScriptPublishes() {

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import Gateway
 import GatewayModels
+import GatewaySupport
 
 @Suite struct RequestCoalescerTests {
     @Test func oneLeaderPerKeyAndEveryWaiterGetsTheResult() {

@@ -4,6 +4,7 @@ import GatewayModels
 import Logging
 @testable import Routing
 import Testing
+import GatewaySupport
 
 @Suite struct RouterTests {
     private func router() -> Router {

@@ -3,6 +3,7 @@ import Foundation
 import GatewayModels
 @testable import HTTPInterface
 import Testing
+import GatewaySupport
 
 /// `--vendor-credentials-file`: what is read, what is refused, and the write credentials a
 /// request gets. Pure apart from the store's temporary files.

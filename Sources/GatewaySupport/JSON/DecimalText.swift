@@ -43,7 +43,7 @@ public enum DecimalText {
     }
 
     /// Whether `bytes` is exactly one JSON number.
-    static func isJSONNumber<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+    package static func isJSONNumber<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
         var index = bytes.startIndex
         func peek() -> UInt8? { index < bytes.endIndex ? bytes[index] : nil }
         func digits() -> Int {
@@ -84,7 +84,7 @@ public enum DecimalText {
     private static let maxInt64 = Decimal(Int64.max)
 
     /// The greatest integer not above `value` (`floor`), computed in `Decimal`.
-    static func floor(_ value: Decimal) -> Decimal {
+    package static func floor(_ value: Decimal) -> Decimal {
         var source = value
         var result = Decimal()
         NSDecimalRound(&result, &source, 0, .down)

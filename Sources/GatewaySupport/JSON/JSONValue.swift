@@ -38,7 +38,7 @@ public enum JSONValue: Sendable, Hashable, Decodable {
     }
 
     /// The JSON type's name for error messages: `a string`, `a number`, ….
-    var typeDescription: String {
+    package var typeDescription: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
