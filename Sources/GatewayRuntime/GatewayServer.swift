@@ -31,6 +31,13 @@ public final class GatewayServer: Sendable {
     private let authenticator: BearerAuthenticator?
     /// The identity provider's TLS context (`--auth-ca-file`), made at `start`.
     private let identityProviderTLS = Locked<TLSContext?>(nil)
+    /// With `--origin`: the client TLS context each loop's origin client uses for an https
+    /// origin and for image hosts (nil when neither needs one), made at `start`.
+    private let originTLS = Locked<OriginTLS?>(nil)
+
+    private struct OriginTLS: Sendable {
+        let context: TLSContext?
+    }
     /// `--vendor-credentials-file`, reloaded with the TLS files; nil without it.
     private let vendorCredentials: VendorCredentialStore?
 
@@ -98,6 +105,18 @@ public final class GatewayServer: Sendable {
         if authenticator != nil {
             let tls = try TLSContext.client(caFile: configuration.auth?.caFile)
             identityProviderTLS.withLock { $0 = tls }
+        }
+        if let origin = configuration.origin.url {
+            let endpoint: OriginEndpoint
+            do {
+                endpoint = try OriginEndpoint(url: origin)
+            } catch {
+                throw TransportError(error.description)
+            }
+            // Image hosts may be https even when the origin is not.
+            let needsTLS = endpoint.scheme == .https || !configuration.images.allowedHosts.isEmpty
+            let context = needsTLS ? try TLSContext.client(caFile: configuration.origin.caFile) : nil
+            originTLS.withLock { $0 = OriginTLS(context: context) }
         }
         let server = HTTPServer(configuration: try transportConfiguration(), application: application, logger: logger, metrics: metrics)
         try server.start { index, loop in attachments(index: index, loop: loop) }
@@ -180,26 +199,20 @@ public final class GatewayServer: Sendable {
                 files: TLSServerFiles(certificateFile: tls.certificateFile, privateKeyFile: tls.privateKeyFile, ticketKeyFiles: tls.ticketKeyFiles),
                 offersHTTP2: configuration.http2)
         }
-        if let origin = configuration.origin.url {
-            let endpoint: OriginEndpoint
-            do {
-                endpoint = try OriginEndpoint(url: origin)
-            } catch {
-                throw TransportError(error.description)
-            }
-            transport.originClient = configuration.origin.client
-            // Image hosts may be https even when the origin is not.
-            if endpoint.scheme == .https || !configuration.images.allowedHosts.isEmpty {
-                transport.originTLS = try TLSContext.client(caFile: configuration.origin.caFile)
-            }
-        }
         return transport
     }
 
-    /// What loop `index` starts and closes with: its Redis attachments; on the first loop also
-    /// the identity provider's client, which loads the keys.
+    /// What loop `index` starts and closes with: its origin client (with `--origin`) and its
+    /// Redis attachments; on the first loop also the identity provider's client, which loads
+    /// the keys.
     private func attachments(index: Int, loop: EventLoop) -> LoopAttachments {
         var attached = redisAttachments(index: index, loop: loop)
+        if let tls = originTLS.withLock({ $0 }) {
+            let origin = OriginClient(loop: loop, configuration: configuration.origin.client, tls: tls.context, metrics: metrics)
+            attached.origin = origin
+            // First, so it closes before the Redis connections, as before.
+            attached.attachments.insert(origin, at: 0)
+        }
         if index == 0, let authenticator, let tls = identityProviderTLS.withLock({ $0 }) {
             attached.attachments.append(
                 IdentityProviderClient(loop: loop, configuration: configuration.origin.client, tls: tls, keys: authenticator.keys))

@@ -98,58 +98,6 @@ public struct GatewayError: Error, Sendable, Equatable {
         GatewayError(status: 503, detail: detail)
     }
 
-    /// A write that reached the origin but got no readable answer (a time-out, a connection
-    /// lost after the request was sent, an unreadable response): whether it took effect is
-    /// unknown. One problem `type` whatever the status (504 for a time-out, else 502), so a
-    /// client knows a blind retry is not safe without `Idempotency-Key`.
-    public static func outcomeUnknown(_ failure: OriginFailure) -> GatewayError {
-        GatewayError(
-            status: failure == .timedOut ? 504 : 502, type: typePrefix + "outcome-unknown", title: "Outcome unknown",
-            detail: "\(failure.gatewayError.detail) Whether the change was made is unknown: check the product before trying again, "
-                + "or retry with the same Idempotency-Key.")
-    }
-
-    /// 429: the client spent its budget (`policy`); `Retry-After` says when one more
-    /// request fits. The transport adds the `RateLimit` fields.
-    package static func rateLimited(policy: String, retryAfterSeconds: Int) -> GatewayError {
-        GatewayError(
-            status: 429, type: typePrefix + "rate-limited", title: "Too many requests",
-            detail: "This client has used its \(policy) budget; retry after \(retryAfterSeconds) s.",
-            headers: ["Retry-After": String(retryAfterSeconds)])
-    }
-
-    /// 401 for a bearer token that failed a check (RFC 6750 §3.1 `invalid_token`): `detail`
-    /// says which, never the token.
-    public static func invalidToken(_ detail: String) -> GatewayError {
-        GatewayError(
-            status: 401, type: typePrefix + "invalid-token", title: "Invalid bearer token", detail: detail,
-            headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
-    }
-
-    /// 401 for a request that needs a bearer token and has none (RFC 6750 §3: a bare challenge).
-    public static func tokenRequired() -> GatewayError {
-        GatewayError(
-            status: 401, type: typePrefix + "token-required", title: "Sign-in required",
-            detail: "This request needs a bearer token (Authorization: Bearer …) from the identity provider.",
-            headers: ["WWW-Authenticate": "Bearer"])
-    }
-
-    /// 403 for a verified token without `scope` (RFC 6750 §3.1 `insufficient_scope`).
-    public static func insufficientScope(_ scope: String) -> GatewayError {
-        GatewayError(
-            status: 403, type: typePrefix + "insufficient-scope", title: "Insufficient scope",
-            detail: "This request needs a token with the scope \(scope).",
-            headers: ["WWW-Authenticate": #"Bearer error="insufficient_scope", scope="\#(scope)""#])
-    }
-
-    /// 503 while the identity provider's keys have never loaded: a token cannot be judged yet.
-    public static func authKeysUnavailable(retryAfterSeconds: Int) -> GatewayError {
-        GatewayError(
-            status: 503, type: typePrefix + "auth-keys-unavailable", title: "Sign-in unavailable",
-            detail: "The identity provider's keys have not been loaded yet; retry after \(retryAfterSeconds) s.",
-            headers: ["Retry-After": String(retryAfterSeconds)])
-    }
-
     public static func internalError() -> GatewayError {
         GatewayError(status: 500, detail: "The gateway failed to handle this request.")
     }

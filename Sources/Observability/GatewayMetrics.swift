@@ -5,6 +5,12 @@ import Synchronization
 /// The gateway's metrics, through swift-metrics into a Prometheus registry of its own (one
 /// per server, so tests and embedded servers do not share counters).
 ///
+/// What is here is what the layers below the application report: requests (through each
+/// loop's `RequestMetrics`), origin exchanges, Redis failures, and the cache events whose
+/// counters are made once because hits count them. The application adds its own
+/// (rate limits, renders, breakers, sign-in, …) in extensions in its targets, on `counter`
+/// and `timer`.
+///
 /// Thread-safe. Hot paths do not look metrics up here per request: each loop keeps its
 /// handles in a `RequestMetrics`.
 public final class GatewayMetrics: Sendable {
@@ -85,90 +91,10 @@ public final class GatewayMetrics: Sendable {
         timer("gateway_origin_request_duration_seconds").recordNanoseconds(duration.nanoseconds)
     }
 
-    /// Counts one request refused with 429 by `policy` (`reads`, `writes`, `images`) on
-    /// `route` (its pattern).
-    package func rateLimited(route: String, policy: String) {
-        counter("gateway_rate_limited_total", [("route", route), ("policy", policy)]).increment()
-    }
-
-    /// Whether the per-client budgets are shared with the other replicas now (1) or kept per
-    /// process because Redis could not be reached (0).
-    package func rateLimitShared(_ shared: Bool) {
-        CoreMetrics.Gauge(label: "gateway_rate_limit_shared", factory: factory).record(shared ? 1 : 0)
-    }
-
-    /// How long one read of the shared page tier took (the Redis round trip).
-    package func sharedTierLatency(_ duration: Duration) {
-        timer("gateway_shared_cache_read_duration_seconds").recordNanoseconds(duration.nanoseconds)
-    }
-
     /// Counts one Redis command that got no answer: `reason` is `timeout`, `connection_lost`,
     /// `unavailable` or `refused`.
     package func redisFailure(_ reason: String) {
         counter("gateway_redis_failures_total", [("reason", reason)]).increment()
-    }
-
-    /// Counts one image render: `format` written, `outcome` `ok`, `too_many_pixels`,
-    /// `timed_out`, `failed` or `busy` (refused: every worker busy); times the ones that ran.
-    package func imageRender(format: String, outcome: String, duration: Duration?) {
-        counter("gateway_image_renders_total", [("format", format), ("outcome", outcome)]).increment()
-        if let duration {
-            timer("gateway_image_render_duration_seconds", [("format", format)]).recordNanoseconds(duration.nanoseconds)
-        }
-    }
-
-    /// Counts one background fetch of `kind` (`page`, `thumbnail`, `detail`): `outcome` is
-    /// `made`, `skipped_full`, `skipped_origin_failing`, `used` (a client read what it
-    /// fetched) or `wasted` (it left the cache unread).
-    package func prefetch(_ kind: String, outcome: String) {
-        counter("gateway_prefetches_total", [("kind", kind), ("outcome", outcome)]).increment()
-    }
-
-    /// Counts placeholders in answers to `include=placeholders`: `outcome` `ready` (in the
-    /// answer) or `missing` (null: pending or failed); and answers that `waited` for some.
-    package func placeholders(_ outcome: String, count: Int = 1) {
-        guard count > 0 else { return }
-        counter("gateway_placeholders_total", [("outcome", outcome)]).increment(by: Int64(count))
-    }
-
-    /// Counts one reload of the process's files: `files` names them (`tls`), `outcome` is `ok`
-    /// or `failed` (the files in use stay).
-    /// Counts an origin fetch that failed and put its key in backoff (`started`), or one not
-    /// sent because its key was backing off (`held`).
-    package func originBackoff(_ outcome: String) {
-        counter("gateway_origin_backoff_total", [("outcome", outcome)]).increment()
-    }
-
-    /// Counts a change of the origin's circuit breaker (`to`: `open`, `half-open`, `closed`).
-    package func originBreakerTransition(to state: String) {
-        counter("gateway_origin_breaker_transitions_total", [("to", state)]).increment()
-    }
-
-    /// Counts a change of an image host's circuit breaker (`to`: `open`, `half-open`,
-    /// `closed`); hosts are in the log, not in labels.
-    package func imageHostBreakerTransition(to state: String) {
-        counter("gateway_image_host_breaker_transitions_total", [("to", state)]).increment()
-    }
-
-    /// Counts a request not sent because the origin's breaker was open (`kind`: `read` or
-    /// `write`).
-    package func originBreakerRefused(_ kind: String) {
-        counter("gateway_origin_breaker_refused_total", [("kind", kind)]).increment()
-    }
-
-    package func fileReload(files: String, outcome: String) {
-        counter("gateway_reloads_total", [("files", files), ("outcome", outcome)]).increment()
-    }
-
-    /// Counts one failed load of the identity provider's key set (the last good one stays).
-    package func authKeySetFailure() {
-        counter("gateway_auth_key_set_failures_total", []).increment()
-    }
-
-    /// Counts one bearer token judged from its bytes (not from memory): `outcome` is
-    /// `verified` or a rejection's reason (`expired`, `bad_signature`, …).
-    package func authToken(outcome: String) {
-        counter("gateway_auth_tokens_total", [("outcome", outcome)]).increment()
     }
 
     /// The Prometheus text exposition (format 0.0.4) of every metric.

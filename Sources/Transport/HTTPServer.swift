@@ -12,13 +12,16 @@ public protocol LoopAttachment: AnyObject, Sendable {
     func close()
 }
 
-/// What the assembler attaches to one loop: the Redis connection its requests get in
-/// `LoopServices`, and everything to start and close with it.
+/// What the assembler attaches to one loop: the origin client and Redis connection its
+/// requests get in `LoopServices` (the transport builds neither), and everything to start
+/// and close with it, in order.
 public struct LoopAttachments {
+    public var origin: (any OriginSending)?
     public var redis: (any RedisCommanding)?
     public var attachments: [any LoopAttachment]
 
-    public init(redis: (any RedisCommanding)? = nil, attachments: [any LoopAttachment] = []) {
+    public init(origin: (any OriginSending)? = nil, redis: (any RedisCommanding)? = nil, attachments: [any LoopAttachment] = []) {
+        self.origin = origin
         self.redis = redis
         self.attachments = attachments
     }

@@ -3,8 +3,9 @@ import HTTPCodec
 import HTTPInterface
 
 /// What the server needs to know: where to listen, its limits and deadlines, its TLS context,
-/// whether it speaks HTTP/2 besides HTTP/1.1, how it compresses, and each loop's origin client. Made by whoever assembles a
-/// server (the gateway's runtime, the demo origin) from their own settings.
+/// whether it speaks HTTP/2 besides HTTP/1.1, and how it compresses. Made by whoever assembles
+/// a server (the gateway's runtime, the demo origin) from their own settings; what each loop's
+/// requests reach besides (an origin client, Redis) is attached by them (`LoopAttachments`).
 public struct HTTPServerConfiguration: Sendable {
     /// Address to listen on (`0.0.0.0`, `::`, `127.0.0.1`, or a host name resolved at start).
     public var host = "0.0.0.0"
@@ -33,10 +34,6 @@ public struct HTTPServerConfiguration: Sendable {
     public var tls: TLSServerContext?
     /// HTTP/2 beside HTTP/1.1: off unless a server asks for it.
     public var http2 = HTTP2Configuration()
-    /// Each loop's origin client: its limits, and the client TLS context for https origins
-    /// and image hosts. Nil: the server has no origin client.
-    public var originClient: OriginClientConfiguration?
-    public var originTLS: TLSContext?
 
     public init() {}
 }

@@ -7,7 +7,7 @@ import Observability
 ///
 /// Invariant: `send(_:to:completion:)` and `close()` run on `loop`'s thread; the async
 /// `send(_:to:)` may be called from anywhere and hops to the loop.
-public final class OriginClient: OriginSending, @unchecked Sendable {
+public final class OriginClient: OriginSending, LoopAttachment, @unchecked Sendable {
     /// The loop whose thread this client runs on.
     let eventLoop: EventLoop
     public var loop: any LoopExecutor { eventLoop }
@@ -19,8 +19,8 @@ public final class OriginClient: OriginSending, @unchecked Sendable {
     private var pools: [OriginEndpoint: OriginPool] = [:]
 
     /// Creates the client for `loop`. Call before the loop starts, or on its thread. `tls`
-    /// (a client context) is needed for https origins.
-    package init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext?, metrics: GatewayMetrics? = nil) {
+    /// (a client context) is needed for https origins and image hosts.
+    public init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext?, metrics: GatewayMetrics? = nil) {
         eventLoop = loop
         self.configuration = configuration
         self.tls = tls
@@ -71,8 +71,11 @@ public final class OriginClient: OriginSending, @unchecked Sendable {
         return pool
     }
 
+    /// Nothing to start: connections open on the first request.
+    public func start() {}
+
     /// Closes every connection and the resolver. On the loop thread, with nothing in flight.
-    package func close() {
+    public func close() {
         for pool in pools.values { pool.close() }
         pools = [:]
         if let dns { evdns_base_free(dns, 0) }

@@ -9,7 +9,8 @@ import Synchronization
 import GatewaySupport
 
 /// One event loop's share of the server: its listener, its client connections, and what
-/// they reuse (the response-head buffer, the Date field, the origin client, metrics).
+/// they reuse (the response-head buffer, the Date field, metrics), and what the assembler
+/// attached to it (the origin client, the Redis connection).
 ///
 /// Invariant: created before its loop starts, then used only on `loop`'s thread.
 final class ServerLoop: @unchecked Sendable {
@@ -17,13 +18,11 @@ final class ServerLoop: @unchecked Sendable {
     let core: ServerCore
     /// This loop's request metric handles.
     let requestMetrics: RequestMetrics
-    /// This loop's client for the origin, when the server has one.
-    let originClient: OriginClient?
-    /// What this loop's requests get: its origin client, the Redis connection attached to
-    /// it, the drain state. Set before the loop starts.
+    /// What this loop's requests get: the origin client and Redis connection attached to it,
+    /// the drain state. Set before the loop starts.
     private(set) var services: LoopServices
-    /// What the assembler attached (Redis connections, timers): started after the loop,
-    /// closed with it.
+    /// What the assembler attached (the origin client, Redis connections, timers): started
+    /// after the loop, closed with it, in order.
     private(set) var attachments: [any LoopAttachment] = []
     /// Accepts this loop's connections; nil once accepting stopped.
     private var listener: ConnectionListener?
@@ -55,11 +54,7 @@ final class ServerLoop: @unchecked Sendable {
         self.core = core
         inputs = ConnectionInputPool(limits: core.requestLimits)
         requestMetrics = RequestMetrics(metrics: core.metrics)
-        let originClient = core.configuration.originClient.map {
-            OriginClient(loop: loop, configuration: $0, tls: core.configuration.originTLS, metrics: core.metrics)
-        }
-        self.originClient = originClient
-        services = LoopServices(origin: originClient, redis: nil, drain: core.drain)
+        services = LoopServices(origin: nil, redis: nil, drain: core.drain)
         head.reserveCapacity(4096)
         listener = try ConnectionListener(socket: socket, server: self)
     }
@@ -71,7 +66,7 @@ final class ServerLoop: @unchecked Sendable {
 
     /// Takes what the assembler attaches to this loop. Before the loop starts.
     func attach(_ attached: LoopAttachments) {
-        services = LoopServices(origin: originClient, redis: attached.redis, drain: core.drain)
+        services = LoopServices(origin: attached.origin, redis: attached.redis, drain: core.drain)
         attachments = attached.attachments
     }
 
@@ -168,7 +163,6 @@ final class ServerLoop: @unchecked Sendable {
         for connection in Array(connections.values) {
             connection.close()
         }
-        originClient?.close()
         for attachment in attachments { attachment.close() }
     }
 
