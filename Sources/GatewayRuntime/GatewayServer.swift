@@ -63,8 +63,7 @@ public final class GatewayServer: Sendable {
             ? RateLimiter(configuration: configuration.rateLimits, shared: configuration.redis != nil && replicaListener != nil) : nil
         rateLimiter = limiter
         application = RouterApplication(
-            router: router, admission: limiter, authenticator: authenticator, logger: logger, metrics: metrics,
-            cacheOutcome: GatewayApplication.cacheOutcome(of:))
+            router: router, admission: limiter, authenticator: authenticator, logger: logger, metrics: metrics)
     }
 
     private var server: HTTPServer? { running.withLock { $0 } }

@@ -9,6 +9,6 @@ extension GatewayError {
             errors: fieldErrors.isEmpty ? nil : fieldErrors)
         var headers = self.headers
         headers.set("Content-Type", Self.problemContentType)
-        return GatewayResponse(status: status, headers: headers, body: problem.jsonBytes())
+        return GatewayResponse(status: status, headers: headers, body: problem.jsonBytes(), cacheOutcome: cacheOutcome)
     }
 }

@@ -18,6 +18,9 @@ public struct GatewayError: Error, Sendable, Equatable {
     public let fieldErrors: [FieldError]
     /// Extra response headers (`Allow` on 405, `Connection: close` after a framing error).
     public let headers: HTTPHeaders
+    /// How a cache took part (a fetch that failed: `miss`), for the access line; copied to
+    /// the response.
+    public var cacheOutcome: CacheOutcome?
 
     public init(
         status: Int, type: String = "about:blank", title: String? = nil, detail: String,
@@ -39,7 +42,9 @@ public struct GatewayError: Error, Sendable, Equatable {
     public func adding(header name: String, _ value: String) -> GatewayError {
         var headers = self.headers
         headers.set(name, value)
-        return GatewayError(status: status, type: type, title: title, detail: detail, fieldErrors: fieldErrors, headers: headers)
+        var error = GatewayError(status: status, type: type, title: title, detail: detail, fieldErrors: fieldErrors, headers: headers)
+        error.cacheOutcome = cacheOutcome
+        return error
     }
 
     public static func badRequest(_ detail: String) -> GatewayError {

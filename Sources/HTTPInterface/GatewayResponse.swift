@@ -7,12 +7,17 @@ public struct GatewayResponse: Sendable {
     /// When true the transport sends nothing: it resets the client's connection instead.
     /// A fault-injection tool for test origins (the demo origin's "dropped connections").
     public var dropsConnection: Bool
+    /// How a cache took part in this answer, for the access line; nil when none did.
+    public var cacheOutcome: CacheOutcome?
 
-    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], dropsConnection: Bool = false) {
+    public init(
+        status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], dropsConnection: Bool = false, cacheOutcome: CacheOutcome? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.dropsConnection = dropsConnection
+        self.cacheOutcome = cacheOutcome
     }
 
     /// A response that resets the connection without a byte of reply.

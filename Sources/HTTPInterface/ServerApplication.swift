@@ -31,10 +31,6 @@ public protocol ServerApplication: Sendable {
     /// reading the body: what the same request would get without one (405 with `Allow` on a
     /// known path, 404 elsewhere).
     func refusal(forTracePath path: String) -> GatewayError
-
-    /// The access line's `cache` field for a routed answer (`hit`, `stale`, `miss`, …), or
-    /// nil when the answer did not involve a cache. Any thread.
-    func cacheOutcome(of response: GatewayResponse) -> String?
 }
 
 /// One request's classification: made by `ServerApplication.classify`, carried unchanged by

@@ -18,19 +18,16 @@ public final class RouterApplication: ServerApplication {
     private let classNumbers: [Int?]
     private let logger: Logger
     private let metrics: GatewayMetrics?
-    private let describeCache: @Sendable (GatewayResponse) -> String?
 
     /// - Parameters:
     ///   - admission: spends rate-limit budgets; nil limits nothing.
     ///   - authenticator: judges bearer tokens; nil when authentication is off.
     ///   - metrics: counts refused requests (`gateway_rate_limited_total`).
-    ///   - cacheOutcome: the access line's `cache` field of a routed answer.
     public init(
         router: Router, admission: (any RequestAdmission)? = nil, authenticator: (any RequestAuthenticating)? = nil, logger: Logger,
-        metrics: GatewayMetrics? = nil, cacheOutcome: @escaping @Sendable (GatewayResponse) -> String? = { _ in nil }
+        metrics: GatewayMetrics? = nil
     ) {
         self.router = router
-        describeCache = cacheOutcome
         self.admission = admission
         self.authenticator = authenticator
         self.logger = logger
@@ -98,10 +95,6 @@ public final class RouterApplication: ServerApplication {
     public func refusal(forTracePath path: String) -> GatewayError {
         guard let (allowed, _) = router.allowedMethods(path: path) else { return .notFound() }
         return .methodNotAllowed(.trace, allowed: allowed)
-    }
-
-    public func cacheOutcome(of response: GatewayResponse) -> String? {
-        describeCache(response)
     }
 
     private static func classification(_ routing: RequestRouting) -> Router.Classification {

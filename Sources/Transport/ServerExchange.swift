@@ -104,7 +104,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
             server.core.logger,
             AccessLine(
                 method: method, wireProtocol: wireProtocol, path: path, route: route, status: response.status, bytes: sentBody ? response.body.count : 0,
-                cache: server.core.application.cacheOutcome(of: response), client: client, requestID: requestID, traceID: traceID,
+                cache: response.cacheOutcome?.rawValue, client: client, requestID: requestID, traceID: traceID,
                 user: user),
             elapsed: elapsed)
         // Logged first: once the bytes are out, a client may act on the answer at once.

@@ -306,7 +306,7 @@ public final class ProductReads: Sendable {
         case .page(let page, let hasNextPage, let tier):
             // A client that joined a prefetch's fetch read what it fetched.
             page.prefetch?.used()
-            let status: String
+            let status: CacheStatusField
             switch tier {
             case .shared: status = CacheStatus.sharedHit(ttl: Self.secondsLeft(page, now), fwd: fwd)
             case .origin(let sharedConsulted): status = sharedConsulted ? CacheStatus.storedInBoth(fwd: fwd) : CacheStatus.stored(fwd: fwd)
@@ -322,7 +322,7 @@ public final class ProductReads: Sendable {
                 metrics.cacheEvent("stale_if_error", cache: "page")
                 responder.send(answer(stale, request, locale, status: CacheStatus.staleIfError(status: originStatus), now: now))
             } else {
-                responder.fail(error.adding(header: "Cache-Status", CacheStatus.notStored(fwd: fwd, status: originStatus)))
+                responder.fail(error.adding(cacheStatus: CacheStatus.notStored(fwd: fwd, status: originStatus)))
             }
         case .deferred(let fallback):
             if let stored = reply.stored ?? fallback {
@@ -339,12 +339,13 @@ public final class ProductReads: Sendable {
     /// `Cache-Control`'s first directive for product answers.
     private var visibility: String { configuration.privateAnswers ? "private" : "public" }
 
-    func answer(_ page: CachedPage, _ request: GatewayRequest, _ locale: ClientLocale, status: String, now: ContinuousClock.Instant)
+    func answer(_ page: CachedPage, _ request: GatewayRequest, _ locale: ClientLocale, status: CacheStatusField, now: ContinuousClock.Instant)
         -> GatewayResponse
     {
         if page.status == 404 {
             var response = GatewayError.notFound("No product at this address.").response(requestID: request.requestID)
-            response.headers.set("Cache-Status", status)
+            response.headers.set("Cache-Status", status.value)
+            response.cacheOutcome = status.outcome
             response.headers.set("Cache-Control", "\(visibility), max-age=\(Self.secondsLeft(page, now))")
             return response
         }

@@ -1,5 +1,12 @@
 import HTTPInterface
 
+/// One `Cache-Status` field value (RFC 9211) and the outcome it means for the access line:
+/// made together, so the transport never reads the field back.
+struct CacheStatusField: Sendable, Equatable {
+    let value: String
+    let outcome: CacheOutcome
+}
+
 /// RFC 9211 `Cache-Status` values, from the gateway's cache (named `open-market-gateway`).
 enum CacheStatus {
     static let name = "open-market-gateway"
@@ -8,41 +15,41 @@ enum CacheStatus {
     static let sharedName = "open-market-gateway-shared"
 
     /// Served from the shared tier (`ttl` seconds of freshness left) after this process missed.
-    static func sharedHit(ttl: Int, fwd: String) -> String { "\(sharedName); hit; ttl=\(ttl), \(stored(fwd: fwd))" }
+    static func sharedHit(ttl: Int, fwd: String) -> CacheStatusField {
+        CacheStatusField(value: "\(sharedName); hit; ttl=\(ttl), \(stored(fwd: fwd).value)", outcome: .sharedHit)
+    }
     /// Fetched from the origin after both tiers missed, and stored in both.
-    static func storedInBoth(fwd: String) -> String { "\(sharedName); fwd=miss; stored, \(stored(fwd: fwd))" }
+    static func storedInBoth(fwd: String) -> CacheStatusField {
+        CacheStatusField(value: "\(sharedName); fwd=miss; stored, \(stored(fwd: fwd).value)", outcome: .miss)
+    }
 
     /// Served fresh from the cache; `ttl` seconds of freshness left.
-    static func hit(ttl: Int) -> String { "\(name); hit; ttl=\(ttl)" }
+    static func hit(ttl: Int) -> CacheStatusField { CacheStatusField(value: "\(name); hit; ttl=\(ttl)", outcome: .hit) }
     /// Served from the cache tier `detail` (`memory`, `disk`) of an immutable entry.
-    static func hit(detail: String) -> String { "\(name); hit; detail=\(detail)" }
+    static func hit(detail: String) -> CacheStatusField { CacheStatusField(value: "\(name); hit; detail=\(detail)", outcome: .hit) }
     /// Served stale from the cache while one refresh runs in the background.
-    static let staleWhileRevalidating = "\(name); hit; fwd=stale; detail=revalidating"
+    static let staleWhileRevalidating = CacheStatusField(value: "\(name); hit; fwd=stale; detail=revalidating", outcome: .stale)
     /// Served stale from the cache because the origin failed (`status` when it answered).
-    static func staleIfError(status: Int?) -> String {
-        "\(name); hit; fwd=stale; \(status.map { "fwd-status=\($0)" } ?? "detail=origin-unreachable")"
+    static func staleIfError(status: Int?) -> CacheStatusField {
+        CacheStatusField(
+            value: "\(name); hit; fwd=stale; \(status.map { "fwd-status=\($0)" } ?? "detail=origin-unreachable")", outcome: .stale)
     }
     /// Served as stored, past its time to live, because the origin is recovering from an
     /// outage and only a few stored pages are refreshed at once.
-    static let refreshDeferred = "\(name); hit; fwd=stale; detail=refresh-deferred"
+    static let refreshDeferred = CacheStatusField(value: "\(name); hit; fwd=stale; detail=refresh-deferred", outcome: .stale)
     /// Fetched from the origin (`fwd` = `miss` or `stale`) and stored.
-    static func stored(fwd: String) -> String { "\(name); fwd=\(fwd); stored" }
+    static func stored(fwd: String) -> CacheStatusField { CacheStatusField(value: "\(name); fwd=\(fwd); stored", outcome: .miss) }
     /// Fetched from the origin and not stored (an error).
-    static func notStored(fwd: String, status: Int?) -> String {
-        "\(name); fwd=\(fwd)\(status.map { "; fwd-status=\($0)" } ?? "")"
+    static func notStored(fwd: String, status: Int?) -> CacheStatusField {
+        CacheStatusField(value: "\(name); fwd=\(fwd)\(status.map { "; fwd-status=\($0)" } ?? "")", outcome: .miss)
     }
 }
 
-extension GatewayApplication {
-    /// The access log's `cache` field of an answer, from its `Cache-Status`.
-    public static func cacheOutcome(of response: GatewayResponse) -> String? {
-        cacheOutcome(response.headers["Cache-Status"])
-    }
-
-    static func cacheOutcome(_ cacheStatus: String?) -> String? {
-        guard let cacheStatus else { return nil }
-        if cacheStatus.hasPrefix(CacheStatus.name + "; hit") { return cacheStatus.contains("fwd=stale") ? "stale" : "hit" }
-        if cacheStatus.hasPrefix(CacheStatus.sharedName + "; hit") { return "shared_hit" }
-        return "miss"
+extension GatewayError {
+    /// This error with `Cache-Status` and the outcome it means.
+    func adding(cacheStatus: CacheStatusField) -> GatewayError {
+        var error = adding(header: "Cache-Status", cacheStatus.value)
+        error.cacheOutcome = cacheStatus.outcome
+        return error
     }
 }

@@ -21,7 +21,7 @@ public final class ImageReads: Sendable {
     /// What one lookup produced, and the `Cache-Status` to answer it with.
     struct Served: Sendable {
         let outcome: ImageFetchOutcome
-        let cacheStatus: String
+        let cacheStatus: CacheStatusField
     }
 
     let signer: ImageSigner
@@ -151,10 +151,10 @@ public final class ImageReads: Sendable {
 
     /// The fields every stored hit carries besides the image's own.
     private static let memoryHitFields = StoredFields(fields: [
-        ("Cache-Control", cacheControl), ("Cache-Status", CacheStatus.hit(detail: "memory")), ("Vary", "Accept"),
+        ("Cache-Control", cacheControl), ("Cache-Status", CacheStatus.hit(detail: "memory").value), ("Vary", "Accept"),
     ])
     private static let diskHitFields = StoredFields(fields: [
-        ("Cache-Control", cacheControl), ("Cache-Status", CacheStatus.hit(detail: "disk")), ("Vary", "Accept"),
+        ("Cache-Control", cacheControl), ("Cache-Status", CacheStatus.hit(detail: "disk").value), ("Vary", "Accept"),
     ])
 
     /// An allowed width from `?w=`'s bytes: 1 to 5 digits naming one of `allowed`; nil
@@ -210,7 +210,7 @@ public final class ImageReads: Sendable {
         let leads = coalescer.join(variant) { served in
             switch served.outcome {
             case .image(let image): responder.send(Self.answer(image, request, cacheStatus: served.cacheStatus))
-            case .failure(let error): responder.fail(error.adding(header: "Cache-Status", served.cacheStatus).adding(header: "Vary", "Accept"))
+            case .failure(let error): responder.fail(error.adding(cacheStatus: served.cacheStatus).adding(header: "Vary", "Accept"))
             }
         }
         guard leads else { return }
@@ -334,12 +334,12 @@ public final class ImageReads: Sendable {
     /// The response for `image`: its own type, immutable caching, its strong ETag, 304 when
     /// `If-None-Match` names it, `Vary: Accept` (the format depends on it). Never compressed
     /// (image types are not compressible).
-    static func answer(_ image: CachedPage, _ request: GatewayRequest, cacheStatus: String) -> GatewayResponse {
-        let headers: HTTPHeaders = ["ETag": image.etag, "Cache-Control": cacheControl, "Cache-Status": cacheStatus, "Vary": "Accept"]
+    static func answer(_ image: CachedPage, _ request: GatewayRequest, cacheStatus: CacheStatusField) -> GatewayResponse {
+        let headers: HTTPHeaders = ["ETag": image.etag, "Cache-Control": cacheControl, "Cache-Status": cacheStatus.value, "Vary": "Accept"]
         if let ifNoneMatch = request.headers["If-None-Match"], image.matches(ifNoneMatch: ifNoneMatch) {
-            return GatewayResponse(status: 304, headers: headers)
+            return GatewayResponse(status: 304, headers: headers, cacheOutcome: cacheStatus.outcome)
         }
-        var response = GatewayResponse(status: 200, headers: headers, body: image.identity)
+        var response = GatewayResponse(status: 200, headers: headers, body: image.identity, cacheOutcome: cacheStatus.outcome)
         response.headers.add("Content-Type", image.contentType)
         return response
     }

@@ -189,14 +189,14 @@ extension IntegrationTests {
                     let stale = try await offPool { try Self.get(a.port, "/v1/products/\(id)") }
                     #expect(stale.status == 200)
                     // 1…4 took A's four slots; 5 and 6 found none.
-                    #expect(stale.header("Cache-Status") == (id <= 4 ? CacheStatus.staleWhileRevalidating : CacheStatus.refreshDeferred))
+                    #expect(stale.header("Cache-Status") == (id <= 4 ? CacheStatus.staleWhileRevalidating.value : CacheStatus.refreshDeferred.value))
                 }
                 #expect(try await harness.wait { harness.origin.counts.route("GET", "/item/{id}") == 4 })
                 // B has slots of its own, but the replicas' four are A's.
                 for id in 5...6 {
                     let deferred = try await offPool { try Self.get(b.port, "/v1/products/\(id)") }
                     #expect(deferred.status == 200)
-                    #expect(deferred.header("Cache-Status") == CacheStatus.refreshDeferred)
+                    #expect(deferred.header("Cache-Status") == CacheStatus.refreshDeferred.value)
                 }
                 let metricsB = String(decoding: b.routes.reads.metrics.render(), as: UTF8.self)
                 #expect(metricsB.contains(#"gateway_cache_events_total{cache="page_shared",event="refresh_deferred"} 2"#))

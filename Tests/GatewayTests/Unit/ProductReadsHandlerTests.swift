@@ -176,8 +176,9 @@ import Testing
         for id in [1, 1, 1] + Array(ids.dropFirst()) { served.append(await harness.get("/v1/products/\(id)")) }
         await harness.settle()
         #expect(served.allSatisfy { $0.status == 200 })
-        #expect(served.map { $0.headers["Cache-Status"] } == Array(repeating: CacheStatus.staleWhileRevalidating, count: 6)
-            + Array(repeating: CacheStatus.refreshDeferred, count: 2))
+        #expect(served.map { $0.headers["Cache-Status"] } == Array(repeating: CacheStatus.staleWhileRevalidating.value, count: 6)
+            + Array(repeating: CacheStatus.refreshDeferred.value, count: 2))
+        #expect(served.map(\.cacheOutcome) == Array(repeating: .stale, count: 8))
         #expect(Array(harness.origin.targets.dropFirst(12)) == ["/item/1", "/item/2", "/item/3", "/item/4"])
         harness.origin.release()
         // The four refreshes finish on the mapping workers, then on the loop: a number of
