@@ -42,11 +42,20 @@ extension HTTP2Connection {
     }
 
     /// One header field. Past the header list limit fields are counted, not kept; far past
-    /// it (an HPACK bomb: small blocks that decode to much) the connection ends.
+    /// it (an HPACK bomb: small blocks that decode to much) the connection ends. A trailer
+    /// field (after the body) is counted and discarded, under the same two bounds.
     func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
-        guard let stream = streams[frame.pointee.hd.stream_id], stream.phase == .head else { return 0 }
-        stream.fields.add(name: name, value: value)
-        if stream.fields.headerListSize > 16 * server.core.requestLimits.maxHeadBytes {
+        guard let stream = streams[frame.pointee.hd.stream_id] else { return 0 }
+        let size: Int
+        if stream.phase == .head {
+            stream.fields.add(name: name, value: value)
+            size = stream.fields.headerListSize
+        } else {
+            // "name: value\r\n", as the HTTP/1.1 decoder counts a trailer line.
+            stream.trailerBytes += name.count + value.count + 4
+            size = stream.trailerBytes
+        }
+        if size > 16 * server.core.requestLimits.maxHeadBytes {
             nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
             return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
@@ -60,9 +69,24 @@ extension HTTP2Connection {
         let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch header.type {
         case UInt8(NGHTTP2_HEADERS.rawValue):
-            guard let stream = streams[header.stream_id], stream.phase == .head else { return 0 }
+            guard let stream = streams[header.stream_id] else { return 0 }
             headerBlockStarted = nil
-            headEnded(stream, endStream: endStream)
+            switch stream.phase {
+            case .head:
+                headEnded(stream, endStream: endStream)
+            case .body:
+                // Trailers: nghttp2 lets them through only with END_STREAM, which ends the
+                // body; over the head's limit, 431 as HTTP/1.1 answers.
+                guard endStream else { return 0 }
+                if stream.trailerBytes > server.core.requestLimits.maxHeadBytes {
+                    refuse(stream, GatewayError(status: RequestError.headTooLarge.status, detail: RequestError.headTooLarge.detail))
+                } else {
+                    stream.phase = .answered
+                    handle(stream)
+                }
+            case .answered:
+                break
+            }
         case UInt8(NGHTTP2_DATA.rawValue):
             guard endStream, let stream = streams[header.stream_id], stream.phase == .body else { return 0 }
             stream.phase = .answered

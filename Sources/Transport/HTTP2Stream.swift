@@ -25,6 +25,9 @@ final class HTTP2Stream {
         case answered
     }
     var phase = Phase.head
+    /// Bytes of trailer fields received (HEADERS after DATA), each counted as its HTTP/1.1
+    /// line would be; they are discarded, as HTTP/1.1's chunked trailers are.
+    var trailerBytes = 0
     /// Reset with NO_ERROR once the answer's last frame is out: the request was refused while
     /// the client may still be sending it (RFC 9113 §8.1).
     var resetAfterAnswer = false
@@ -49,6 +52,7 @@ final class HTTP2Stream {
         self.maxBodyBytes = maxBodyBytes
         lastProgress = .now
         phase = .head
+        trailerBytes = 0
         resetAfterAnswer = false
         answerBody = []
         answerOffset = 0

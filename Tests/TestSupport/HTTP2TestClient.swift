@@ -16,12 +16,17 @@ public final class HTTP2TestClient: @unchecked Sendable {
         public var path: String
         public var headers: [(String, String)]
         public var body: [UInt8]
+        /// Sent in a HEADERS frame after the body, which ends the stream (needs a body).
+        public var trailers: [(String, String)]
 
-        public init(_ method: String = "GET", _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) {
+        public init(
+            _ method: String = "GET", _ path: String, headers: [(String, String)] = [], body: [UInt8] = [], trailers: [(String, String)] = []
+        ) {
             self.method = method
             self.path = path
             self.headers = headers
             self.body = body
+            self.trailers = trailers
         }
     }
 
@@ -46,6 +51,7 @@ public final class HTTP2TestClient: @unchecked Sendable {
     private var responses: [Int32: Response] = [:]
     private var open: Set<Int32> = []
     private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
+    private var trailers: [Int32: [(String, String)]] = [:]
     /// The server's SETTINGS, as received.
     public private(set) var serverSettings: [Int32: UInt32] = [:]
     /// The server's GOAWAY, when one came.
@@ -129,19 +135,27 @@ public final class HTTP2TestClient: @unchecked Sendable {
             fields += request.headers
             let id = Self.withNameValues(fields) { nvs, count -> Int32 in
                 if request.body.isEmpty { return nghttp2_submit_request(session, nil, nvs, count, nil, nil) }
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: { _, id, buffer, length, flags, _, user in
+                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: { session, id, buffer, length, flags, _, user in
                     let client = HTTP2TestClient.from(user)
                     guard let pending = client.bodies[id] else { return 0 }
                     let count = min(length, pending.bytes.count - pending.offset)
                     pending.bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer!).copyMemory(from: $0.baseAddress! + pending.offset, byteCount: count) }
                     client.bodies[id]!.offset += count
-                    if client.bodies[id]!.offset == pending.bytes.count { flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+                    if client.bodies[id]!.offset == pending.bytes.count {
+                        flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+                        if let trailers = client.trailers.removeValue(forKey: id) {
+                            // The trailers' HEADERS ends the stream instead of the last DATA.
+                            flags!.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                            _ = HTTP2TestClient.withNameValues(trailers) { nvs, count in nghttp2_submit_trailer(session, id, nvs, count) }
+                        }
+                    }
                     return count
                 })
                 return nghttp2_submit_request(session, nil, nvs, count, &provider, nil)
             }
             guard id > 0 else { throw HTTP2TestError("submit_request failed: \(id)") }
             if !request.body.isEmpty { bodies[id] = (request.body, 0) }
+            if !request.trailers.isEmpty { trailers[id] = request.trailers }
             open.insert(id)
             ids.append(id)
         }

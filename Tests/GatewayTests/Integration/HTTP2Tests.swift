@@ -246,6 +246,28 @@ extension IntegrationTests {
             #expect(originCounts[1] == originCounts[0])
         }
 
+        /// Trailers (HEADERS after the body, with END_STREAM) end the request: it is answered
+        /// with its body, the trailer fields discarded as HTTP/1.1's chunked trailers are; over
+        /// the head's limit they get 431, as over HTTP/1.1, and the connection goes on.
+        @Test func trailersEndTheRequest() async throws {
+            try await TestServer.with(router: TestRoutes.router(), threads: 1, configure: { $0.maxHeaderBytes = 2048 }) { server in
+                let port = server.port
+                let answers = try await offPool {
+                    let client = try HTTP2TestClient(port: port)
+                    let echoed = try client.send([.init("POST", "/echo", body: Array("hello".utf8), trailers: [("x-checksum", "5d41402a")])])[0]
+                    let filler = (0..<3).map { ("x-filler-\($0)", String(repeating: "t", count: 1000)) }
+                    let tooLarge = try client.send([.init("POST", "/echo", body: Array("hello".utf8), trailers: filler)])[0]
+                    let after = try client.get("/healthz")
+                    return [echoed, tooLarge, after]
+                }
+                #expect(answers[0].status == 200)
+                #expect(answers[0].text == "hello")
+                #expect(answers[1].status == 431)
+                #expect(answers[1].header("content-type") == GatewayError.problemContentType)
+                #expect(answers[2].status == 200)
+            }
+        }
+
         /// Writes over HTTP/2: a JSON create is created once, a body over the limit is 413
         /// (declared or not) and a head over it 431, and the connection goes on serving.
         @Test func writesAndTheirLimits() async throws {
