@@ -94,7 +94,9 @@ let package = Package(
         // and `RouterApplication`, the `ServerApplication` over it. No C, no transport.
         .target(
             name: "Routing",
-            dependencies: ["HTTPInterface", "GatewayModels", "GatewaySupport", "Observability", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "HTTPCodec", "HTTPInterface", "GatewayModels", "GatewaySupport", "Observability", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Event loops, the HTTP/1.1 and HTTP/2 server (listener, client connections, TLS,
         // nghttp2 sessions) and the origin client: the only targets that import CEvent and

@@ -18,6 +18,8 @@ import GatewaySupport
 public final class GatewayServer: Sendable {
     public let configuration: GatewayConfiguration
     private let application: RouterApplication
+    /// The routes that declare the upload body limit, from the route table.
+    private let uploadRoutes: [UploadRoute]
     private let logger: Logger
     private let metrics: GatewayMetrics
     /// Told about other replicas' writes, through the first loop's subscription.
@@ -62,6 +64,7 @@ public final class GatewayServer: Sendable {
         let limiter = configuration.rateLimits.isOn
             ? RateLimiter(configuration: configuration.rateLimits, shared: configuration.redis != nil && replicaListener != nil) : nil
         rateLimiter = limiter
+        uploadRoutes = router.uploadRoutes
         application = RouterApplication(
             router: router, admission: limiter, authenticator: authenticator, logger: logger, metrics: metrics)
     }
@@ -181,7 +184,7 @@ public final class GatewayServer: Sendable {
         transport.requestLimits = RequestLimits(
             maxHeadBytes: configuration.maxHeaderBytes, maxTargetBytes: configuration.maxTargetBytes,
             maxBodyBytes: configuration.maxBodyBytes, maxUploadBytes: configuration.maxUploadBytes,
-            uploadRoutes: configuration.uploadRoutes)
+            uploadRoutes: uploadRoutes)
         transport.idleTimeout = configuration.idleTimeout
         transport.headerTimeout = configuration.headerTimeout
         transport.bodyTimeout = configuration.bodyTimeout

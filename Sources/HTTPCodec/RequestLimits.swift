@@ -12,7 +12,8 @@ public struct RequestLimits: Sendable, Equatable {
     /// The decoded body of a request to one of ``uploadRoutes`` (writes that carry images),
     /// instead of ``maxBodyBytes``.
     public var maxUploadBytes: Int
-    /// The requests that may carry uploads.
+    /// The requests that may carry uploads: the routes that declare the upload limit in the
+    /// application's route table (`Router.uploadRoutes`).
     public var uploadRoutes: [UploadRoute]
 
     public init(
@@ -36,9 +37,10 @@ public struct RequestLimits: Sendable, Equatable {
 }
 
 /// Requests that may carry uploads: one method, and a path that is `path` exactly, or (with
-/// `oneSegmentUnder`) one segment under it (`/v1/products/7`, not `/v1/products/7/x`).
-/// Compared byte for byte with the path as sent: an encoded spelling of the same path gets the
-/// ordinary limit, never a larger one.
+/// `oneSegmentUnder`) one segment under it (`/v1/products/7`, not `/v1/products/7/x`, nor a
+/// dot segment, which no route matches). Compared byte for byte with the path as sent: an
+/// encoded spelling of the same path gets the ordinary limit, never a larger one. Made from
+/// the route table, not by hand.
 public struct UploadRoute: Sendable, Equatable {
     /// The bytes compared, kept so that matching allocates nothing (it runs on every request).
     let method: [UInt8]
@@ -56,10 +58,14 @@ public struct UploadRoute: Sendable, Equatable {
         for offset in 0..<method.count where bytes[methodRange.lowerBound + offset] != method[offset] { return false }
         for offset in 0..<path.count where bytes[pathRange.lowerBound + offset] != path[offset] { return false }
         guard oneSegmentUnder else { return pathRange.count == path.count }
-        // "/" and then at least one byte, none of them "/".
+        // "/" and then at least one byte, none of them "/", and not "." or "..".
         let rest = pathRange.lowerBound + path.count
         guard pathRange.count > path.count + 1, bytes[rest] == UInt8(ascii: "/") else { return false }
-        for index in (rest + 1)..<pathRange.upperBound where bytes[index] == UInt8(ascii: "/") { return false }
-        return true
+        var dots = true
+        for index in (rest + 1)..<pathRange.upperBound {
+            if bytes[index] == UInt8(ascii: "/") { return false }
+            if bytes[index] != UInt8(ascii: ".") { dots = false }
+        }
+        return !(dots && pathRange.upperBound - rest - 1 <= 2)
     }
 }

@@ -1,3 +1,4 @@
+import HTTPCodec
 import HTTPInterface
 import Logging
 
@@ -23,6 +24,16 @@ public struct Router: Sendable {
         let stored: StoredRoute.Handler?
         /// The rate-limit class requests of this route spend (`reads`), or nil.
         let limit: String?
+        let bodyLimit: BodyLimit
+    }
+
+    /// Which body limit a route's requests are held to; the transport judges it from the
+    /// request's head, before a byte of the body is buffered (413 beyond it).
+    public enum BodyLimit: Sendable {
+        /// `--max-body-bytes`.
+        case standard
+        /// `--max-upload-bytes`: writes that carry images.
+        case upload
     }
 
     /// How a request matched.
@@ -67,8 +78,11 @@ public struct Router: Sendable {
     ///     paths spend none.
     ///   - stored: a handler that answers `GET` and `HEAD` from what is stored, or declines
     ///     (then `handler` runs); at most one parameter in the pattern.
+    ///   - bodyLimit: the body limit its requests get; `.upload` routes are literal paths, or
+    ///     literal segments and one parameter last (see ``uploadRoutes``).
     public mutating func add(
-        _ method: HTTPMethod, _ pattern: String, limit: String? = nil, stored: StoredRoute.Handler? = nil, _ handler: RouteHandler
+        _ method: HTTPMethod, _ pattern: String, limit: String? = nil, bodyLimit: BodyLimit = .standard, stored: StoredRoute.Handler? = nil,
+        _ handler: RouteHandler
     ) {
         let parsed = PathPattern(pattern)
         let segments: [[UInt8]?] = parsed.segments.map { segment in
@@ -79,7 +93,21 @@ public struct Router: Sendable {
         }
         precondition(stored == nil || segments.filter { $0 == nil }.count <= 1, "stored routes take at most one parameter: \(pattern)")
         precondition(stored == nil || method == .get, "stored answers are for GET routes: \(pattern)")
-        routes.append(Route(method: method, pattern: parsed, segments: segments, handler: handler, stored: stored, limit: limit))
+        precondition(
+            bodyLimit == .standard || segments.dropLast().allSatisfy { $0 != nil }, "upload routes take one parameter, last: \(pattern)")
+        routes.append(
+            Route(method: method, pattern: parsed, segments: segments, handler: handler, stored: stored, limit: limit, bodyLimit: bodyLimit))
+    }
+
+    /// The routes that declare the upload limit, as the decoders match them on a request's
+    /// head (`RequestLimits.uploadRoutes`): the method, and the literal path or the literal
+    /// segments before a last parameter (one segment under them).
+    public var uploadRoutes: [UploadRoute] {
+        routes.filter { $0.bodyLimit == .upload }.map { route in
+            let literals = route.segments.compactMap { $0.map { String(decoding: $0, as: UTF8.self) } }
+            let path = "/" + literals.joined(separator: "/")
+            return UploadRoute(method: route.method.rawValue, path: path, oneSegmentUnder: route.segments.last.map { $0 == nil } ?? false)
+        }
     }
 
     // MARK: - Classification

@@ -193,6 +193,7 @@ import Testing
         for (method, target) in [
             ("PUT", "/v1/products"), ("POST", "/v1/productsX"), ("POST", "/v1/%70roducts"), ("post", "/v1/products"), ("DELETE", "/v1/products/7"),
             ("POST", "/v1"), ("POST", "/v1/products/7"), ("PATCH", "/v1/products"), ("PATCH", "/v1/products/"), ("PATCH", "/v1/products/7/x"),
+            ("PATCH", "/v1/products/."), ("PATCH", "/v1/products/.."),
         ] {
             #expect(outcome(method, target, length: 11) == .bodyTooLarge, "\(method) \(target)")
             #expect(outcome(method, target, length: 10) == nil, "\(method) \(target)")

@@ -86,14 +86,14 @@ public final class ProductWrites: Sendable {
 
     /// Adds the three write routes to `router`.
     public func register(in router: inout Router) {
-        router.add(.post, "/v1/products", limit: RateLimitKind.writes.name, .deferred { [self] request, context, responder in
+        router.add(.post, "/v1/products", limit: RateLimitKind.writes.name, bodyLimit: .upload, .deferred { [self] request, context, responder in
             handle(request, context: context, responder: responder, onWorkers: true) { [preparer] body, contentType, limits throws(ValidationFailure) in
                 try .create(MediaType.isJSON(contentType)
                     ? ProductDraft.decode(json: body, limits: limits, preparer: preparer)
                     : ProductDraft.decode(multipart: body, contentType: contentType, limits: limits, preparer: preparer))
             }
         })
-        router.add(.patch, "/v1/products/{id}", limit: RateLimitKind.writes.name, .deferred { [self] request, context, responder in
+        router.add(.patch, "/v1/products/{id}", limit: RateLimitKind.writes.name, bodyLimit: .upload, .deferred { [self] request, context, responder in
             guard let id = ProductID.parse(context) else { return responder.fail(ProductID.invalid) }
             handle(request, context: context, responder: responder, onWorkers: true) { [preparer] body, contentType, limits throws(ValidationFailure) in
                 try .update(id: id, MediaType.isJSON(contentType)

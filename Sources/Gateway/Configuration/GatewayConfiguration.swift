@@ -19,14 +19,10 @@ public struct GatewayConfiguration: Sendable {
     public var origin = OriginConfiguration()
     /// The largest request body accepted; larger ones get 413 before they are buffered.
     public var maxBodyBytes: Int = 4 * 1024 * 1024
-    /// The largest body of a write that may carry images (``uploadRoutes``): five phone photos
-    /// in base64 pass 4 MiB.
+    /// The largest body of a write that may carry images: five phone photos in base64 pass
+    /// 4 MiB. The routes that take it declare it in the route table (`bodyLimit: .upload`:
+    /// product creates and updates).
     public var maxUploadBytes: Int = 32 * 1024 * 1024
-    /// The requests that take ``maxUploadBytes``: product creates (`POST /v1/products`) and
-    /// updates (`PATCH /v1/products/{id}`).
-    public var uploadRoutes: [UploadRoute] = [
-        UploadRoute(method: "POST", path: "/v1/products"), UploadRoute(method: "PATCH", path: "/v1/products", oneSegmentUnder: true),
-    ]
     /// The largest request line plus header block accepted; larger heads get 431.
     public var maxHeaderBytes: Int = 16 * 1024
     /// The longest request-target accepted; longer ones get 414.

@@ -298,6 +298,37 @@ extension IntegrationTests {
             }
         }
 
+        /// The routes that declare the upload limit in the route table (create and update)
+        /// take a body past --max-body-bytes up to --max-upload-bytes, on both protocols; any
+        /// other request gets 413 for it before its body is read.
+        @Test func uploadRoutesComeFromTheRouteTable() async throws {
+            try await ReadPathHarness.with(generation: .v1, configure: {
+                $0.maxBodyBytes = 2048
+                $0.maxUploadBytes = 4096
+            }) { harness in
+                let port = harness.port
+                let body = Array(repeating: UInt8(ascii: " "), count: 3000)
+                let json = [("content-type", "application/json")]
+                let cases: [(String, String)] = [("POST", "/v1/products"), ("PATCH", "/v1/products/3"), ("PUT", "/v1/products/3"), ("POST", "/v1/products/3")]
+                let statuses = try await offPool {
+                    let client = try HTTP2TestClient(port: port)
+                    var statuses: [[Int]] = []
+                    for (method, path) in cases {
+                        let http2 = try client.send([.init(method, path, headers: json, body: body)])[0].status
+                        let http1 = try RawHTTPClient(port: port).request(method, path, headers: ["Content-Type: application/json"], body: body).status
+                        statuses.append([http2, http1])
+                    }
+                    return statuses
+                }
+                // Read whole and refused by validation (a body of spaces is no JSON object).
+                #expect(statuses[0] == [400, 400])
+                #expect(statuses[1] == [400, 400])
+                #expect(statuses[2] == [413, 413])
+                #expect(statuses[3] == [413, 413])
+                #expect(harness.origin.counts.count("POST", "/item") == 0)
+            }
+        }
+
         /// Metrics and access lines name the protocol: HTTP/2 streams are counted apart from
         /// HTTP/1.1 requests of the same route.
         @Test func metricsCountEachProtocol() async throws {

@@ -3,6 +3,7 @@ import GatewayModels
 @testable import HTTPInterface
 import Logging
 @testable import Routing
+import HTTPCodec
 import Testing
 import GatewaySupport
 
@@ -26,6 +27,20 @@ import GatewaySupport
         let responses = sink.responses
         #expect(responses.count == 1)
         return responses[0]
+    }
+
+    /// The upload routes the decoders match come from the routes that declare the upload
+    /// body limit: a literal path, or the literal segments before a last parameter.
+    @Test func uploadRoutesAreTheRoutesThatDeclareTheUploadLimit() {
+        var router = router()
+        let write = RouteHandler.immediate { _, _ in GatewayResponse(status: 201) }
+        router.add(.post, "/v1/products", bodyLimit: .upload, write)
+        router.add(.patch, "/v1/products/{id}", bodyLimit: .upload, write)
+        router.add(.delete, "/v1/products/{id}", write)
+        #expect(router.uploadRoutes == [
+            UploadRoute(method: "POST", path: "/v1/products"), UploadRoute(method: "PATCH", path: "/v1/products", oneSegmentUnder: true),
+        ])
+        #expect(Router().uploadRoutes.isEmpty)
     }
 
     @Test func routesLiteralAndParameterPaths() {
