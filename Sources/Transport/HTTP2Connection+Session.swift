@@ -7,22 +7,18 @@ import HTTPInterface
 /// may close the connection (the session is in use): they answer streams, reset them, or ask
 /// nghttp2 to end the session, and return nghttp2's codes.
 extension HTTP2Connection {
-    /// A frame's header arrived: header blocks are sized here, before HPACK decodes them.
-    /// A block more than twice the header limit ends the connection with
-    /// GOAWAY(ENHANCE_YOUR_CALM).
+    /// A frame's header arrived: header blocks are sized here, before HPACK decodes them
+    /// (the machine ends the connection with GOAWAY(ENHANCE_YOUR_CALM) past twice the limit).
     func frameBegan(_ header: nghttp2_frame_hd) -> Int32 {
-        let type = header.type
-        if type == UInt8(NGHTTP2_HEADERS.rawValue) {
-            headerBlockBytes = header.length
-            headerBlockStarted = header.flags & UInt8(NGHTTP2_FLAG_END_HEADERS.rawValue) == 0 ? .now : nil
-        } else if type == UInt8(NGHTTP2_CONTINUATION.rawValue) {
-            headerBlockBytes += header.length
-            if header.flags & UInt8(NGHTTP2_FLAG_END_HEADERS.rawValue) != 0 { headerBlockStarted = nil }
-        } else {
-            return 0
+        let frame: HTTP2ConnectionStateMachine.HeaderBlockFrame
+        switch header.type {
+        case UInt8(NGHTTP2_HEADERS.rawValue): frame = .headers
+        case UInt8(NGHTTP2_CONTINUATION.rawValue): frame = .continuation
+        default: return 0
         }
-        if headerBlockBytes > 2 * server.core.requestLimits.maxHeadBytes {
-            nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        let endHeaders = header.flags & UInt8(NGHTTP2_FLAG_END_HEADERS.rawValue) != 0
+        if let error = machine.frameBegan(frame, length: header.length, endHeaders: endHeaders, now: .now) {
+            nghttp2_session_terminate_session(session, error.rawValue)
         }
         return 0
     }
@@ -70,7 +66,7 @@ extension HTTP2Connection {
         switch header.type {
         case UInt8(NGHTTP2_HEADERS.rawValue):
             guard let stream = streams[header.stream_id] else { return 0 }
-            headerBlockStarted = nil
+            machine.headerBlockEnded()
             switch stream.phase {
             case .head:
                 headEnded(stream, endStream: endStream)
@@ -92,27 +88,13 @@ extension HTTP2Connection {
             stream.phase = .answered
             handle(stream)
         case UInt8(NGHTTP2_PING.rawValue):
-            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { drainPingAcknowledged() }
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { pingAcknowledged() }
         case UInt8(NGHTTP2_RST_STREAM.rawValue):
-            streamResetByClient()
+            if let error = machine.clientResetStream(now: .now) { nghttp2_session_terminate_session(session, error.rawValue) }
         default:
             break
         }
         return 0
-    }
-
-    /// Rapid reset (CVE-2023-44487): past the burst of resets the connection ends with
-    /// GOAWAY(ENHANCE_YOUR_CALM) at once. nghttp2's own limit (the same bucket) only submits
-    /// a GOAWAY, which leaves the rest of the bytes already read to open streams; ending the
-    /// session stops nghttp2 taking new streams from them.
-    private func streamResetByClient() {
-        let http2 = server.core.configuration.http2
-        let now = ContinuousClock.now
-        let elapsed = now - resetsRefilled
-        resetsRefilled = now
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        resetTokens = min(Double(http2.streamResetBurst), resetTokens + seconds * Double(http2.streamResetRate)) - 1
-        if resetTokens < 0 { nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue) }
     }
 
     /// Body bytes of a stream; past the route's limit, 413 and the rest dropped.

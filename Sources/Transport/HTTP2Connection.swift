@@ -36,10 +36,6 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     /// Owned; the session's allocator (CNghttp2/shim.h), deleted after the session. Its large
     /// blocks' pages are given back once the connection has idled a second (`shedIfIdle`).
     var arena: UnsafeMutablePointer<cnghttp2_arena>?
-    /// Since when the connection has had no stream and nothing to write, and whether its
-    /// session's large blocks were given back since.
-    var idleSince: ContinuousClock.Instant?
-    var shed = false
     /// Owned; freed when the connection closes.
     private var readEvent: OpaquePointer?
     private var writeEvent: OpaquePointer?
@@ -59,30 +55,14 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     var uniqueIndexedSecond = -1
     /// Inside `nghttp2_session_mem_recv`: answers submitted now are sent when it returns.
     private var receiving = false
-    /// Bytes of the header block being read (HEADERS and its CONTINUATIONs), and since when.
-    var headerBlockBytes = 0
-    var headerBlockStarted: ContinuousClock.Instant?
-    /// The client's stream resets this connection may still take at once (a token bucket of
-    /// `streamResetBurst`, refilled at `streamResetRate` per second), and when it was refilled.
-    var resetTokens: Double
-    var resetsRefilled: ContinuousClock.Instant = .now
-    /// Since when the connection's flow-control window has been 0 with answers waiting.
-    var connectionStalledSince: ContinuousClock.Instant?
-    /// When output last made progress (the write deadline runs from here while it is queued).
-    var lastWrite: ContinuousClock.Instant = .now
+    /// Every bound this connection adds to nghttp2, decided without I/O: header blocks,
+    /// rapid reset, the deadlines (idle, header, body, write, zero window) and the drain.
+    var machine: HTTP2ConnectionStateMachine
     private(set) var closed = false
     /// The session ended and its last frames are written: the write side is shut and what
     /// the client still sends is read and dropped for a moment, so its last frames (a GOAWAY
     /// above all) are not destroyed by a reset.
     private(set) var lingering = false
-
-    enum Drain {
-        case none
-        /// The shutdown notice and a PING went out; the final GOAWAY follows the PING's ACK.
-        case noticeSent
-        case goawaySent
-    }
-    var drain = Drain.none
 
     /// Takes over `fd` (and `ssl`) from the HTTP/1.1 connection that read `initial` from it.
     /// Nil when the events or the session cannot be made (the caller closes the socket).
@@ -92,7 +72,13 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         self.peer = peer
         peerAddress = address
         self.server = server
-        resetTokens = Double(server.core.configuration.http2.streamResetBurst)
+        let configuration = server.core.configuration
+        machine = HTTP2ConnectionStateMachine(
+            limits: HTTP2ConnectionStateMachine.Limits(
+                maxHeadBytes: server.core.requestLimits.maxHeadBytes, maxConcurrentStreams: configuration.http2.maxConcurrentStreams,
+                headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout, writeTimeout: configuration.writeTimeout,
+                idleTimeout: configuration.idleTimeout, resetBurst: configuration.http2.streamResetBurst, resetRate: configuration.http2.streamResetRate),
+            now: .now)
         guard let template = server.core.http2 else { return nil }
         // Unmanaged: passUnretained, for the session's user data and the events (as in
         // ClientConnection). The loop's table keeps this object until it closes, which deletes
@@ -126,21 +112,11 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         Unmanaged<HTTP2Connection>.fromOpaque(user!).takeUnretainedValue()
     }
 
-    /// Sends the server's SETTINGS, takes the bytes the HTTP/1.1 connection read, and starts
-    /// reading. On the loop thread, once.
-    ///
-    /// `SETTINGS_NO_RFC7540_PRIORITIES` puts the session on RFC 9218's priorities: answers of
-    /// one urgency that are not incremental (the default, `u=3`) go out one after the other in
-    /// the order they became ready, instead of round-robin in 16 KB frames, so on a slow link
-    /// a screen's images complete one by one rather than all at its end. A client's
-    /// `priority` field and PRIORITY_UPDATE frames change that per stream.
+    /// Sends the server's SETTINGS (the machine's: with RFC 9218's priorities, a client's
+    /// `priority` field and PRIORITY_UPDATE frames order the answers), takes the bytes the
+    /// HTTP/1.1 connection read, and starts reading. On the loop thread, once.
     func begin(initial: UnsafeRawBufferPointer) {
-        let configuration = server.core.configuration
-        var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(configuration.http2.maxConcurrentStreams)),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(configuration.requestLimits.maxHeadBytes)),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
-        ]
+        var settings = machine.initialSettings.map { nghttp2_settings_entry(settings_id: $0.id, value: $0.value) }
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else { return tearDown() }
         event_add(readEvent, nil)
         if !initial.isEmpty {
@@ -163,23 +139,26 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     /// and on its ACK the final GOAWAY with the last stream this side processed; open streams
     /// finish, then the connection closes.
     func drainBegan() {
-        guard !closed, drain == .none else { return }
-        if streams.isEmpty && output.isEmpty {
-            nghttp2_submit_goaway(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), NGHTTP2_NO_ERROR.rawValue, nil, 0)
-            drain = .goawaySent
-        } else {
+        guard !closed else { return }
+        switch machine.drainBegan(quiet: streams.isEmpty && output.isEmpty) {
+        case .none:
+            return
+        case .goaway:
+            submitGoaway()
+        case .noticeAndPing:
             nghttp2_submit_shutdown_notice(session)
             nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-            drain = .noticeSent
         }
         sendPending()
     }
 
-    /// The PING of the drain came back: the final GOAWAY.
-    func drainPingAcknowledged() {
-        guard drain == .noticeSent else { return }
-        drain = .goawaySent
+    /// A PING ACK came back: when it is the drain's, the final GOAWAY.
+    func pingAcknowledged() {
+        if machine.pingAcknowledged() { submitGoaway() }
+    }
+
+    /// GOAWAY(NO_ERROR) with the last stream this side processed.
+    func submitGoaway() {
         nghttp2_submit_goaway(
             session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), NGHTTP2_NO_ERROR.rawValue, nil, 0)
     }
@@ -280,7 +259,7 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
                     Int(SSL_write(ssl, span.baseAddress, Int32(span.count)))
                 }
                 if written > 0 {
-                    lastWrite = .now
+                    machine.wrote(now: .now)
                     continue
                 }
                 switch SSL_get_error(ssl, Int32(written)) {
@@ -299,7 +278,7 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         while !output.isEmpty {
             let written = output.write { vectors in writev(fd, vectors.baseAddress, Int32(vectors.count)) }
             if written > 0 {
-                lastWrite = .now
+                machine.wrote(now: .now)
                 continue
             }
             if written < 0 && errno != EAGAIN && errno != EINTR { return tearDown() }
