@@ -162,7 +162,9 @@ extension IntegrationTests {
             try origin.start()
             defer { origin.shutdown() }
             var configuration = GatewayConfiguration.testing(origin: try #require(URL(string: "http://127.0.0.1:\(origin.port)")))
-            configuration.images.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)").path
+            let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: cacheDirectory) }
+            configuration.images.cacheDirectory = cacheDirectory.path
             let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: GatewayMetrics())
             let gateway = GatewayServer(configuration: configuration, router: routes.router, logger: .quiet("gateway"))
             try gateway.start()
