@@ -27,8 +27,13 @@ final class DemoOriginCore: Sendable {
     func seed(with items: [DemoItem]) {
         seed.withLock { $0 = items }
         catalogue.replace(with: items)
-        // The photo-sized pictures take a moment each to draw: drawn now, off the loop.
-        DispatchQueue.global(qos: .utility).async { [images, catalogue] in images.warm(catalogue) }
+        // The photo-sized pictures take a moment each to draw: drawn now, off the loop, on a
+        // thread of their own. Not on Dispatch's global queues: their few threads (as many as
+        // cores) are what the gateway's short jobs (write decoding, large gzip) run on, and
+        // seconds of drawing there delayed a write in the same process by as long.
+        let thread = Thread { [images, catalogue] in images.warm(catalogue) }
+        thread.name = "demo-origin-photos"
+        thread.start()
     }
 
     /// Catalogue to its seed, counters to zero, faults to the configured ones, the fault
