@@ -74,6 +74,7 @@ final class ImageStore: Sendable {
     }
 
     private static let photos = Locked<[String: [UInt8]]>([:])
+    private static let warming = NSLock()
 
     private func generated(size: Size, itemID: Int64, number: Int) -> [UInt8] {
         let key = "\(size.rawValue)/\(itemID)-\(number)"
@@ -85,8 +86,12 @@ final class ImageStore: Sendable {
     }
 
     /// Draws every photo of `catalogue`'s items (both sizes) not drawn yet in this process,
-    /// so that no request waits for one. Synchronous: call it off the loop.
+    /// so that no request waits for one. Synchronous: call it off the loop. One warm-up draws
+    /// at a time in a process (a test process starts hundreds of demo origins): the others
+    /// wait, then find the photos drawn.
     func warm(_ catalogue: Catalogue) {
+        Self.warming.lock()
+        defer { Self.warming.unlock() }
         for item in catalogue.all {
             for (index, image) in item.images.enumerated() {
                 guard case .photo(let style) = image else { continue }
