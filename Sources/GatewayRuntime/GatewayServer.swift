@@ -33,13 +33,9 @@ public final class GatewayServer: Sendable {
     private let authenticator: BearerAuthenticator?
     /// The identity provider's TLS context (`--auth-ca-file`), made at `start`.
     private let identityProviderTLS = Locked<TLSContext?>(nil)
-    /// With `--origin`: the client TLS context each loop's origin client uses for an https
-    /// origin and for image hosts (nil when neither needs one), made at `start`.
-    private let originTLS = Locked<OriginTLS?>(nil)
-
-    private struct OriginTLS: Sendable {
-        let context: TLSContext?
-    }
+    /// The client TLS context each loop's origin client uses for an https origin and for
+    /// image hosts (nil when neither needs one), made at `start`.
+    private let originTLS = Locked<TLSContext?>(nil)
     /// `--vendor-credentials-file`, reloaded with the TLS files; nil without it.
     private let vendorCredentials: VendorCredentialStore?
 
@@ -118,7 +114,7 @@ public final class GatewayServer: Sendable {
             // Image hosts may be https even when the origin is not.
             let needsTLS = endpoint.scheme == .https || !configuration.images.allowedHosts.isEmpty
             let context = needsTLS ? try TLSContext.client(caFile: configuration.origin.caFile) : nil
-            originTLS.withLock { $0 = OriginTLS(context: context) }
+            originTLS.withLock { $0 = context }
         }
         let server = HTTPServer(configuration: try transportConfiguration(), application: application, logger: logger, metrics: metrics)
         try server.start { index, loop in attachments(index: index, loop: loop) }
@@ -209,8 +205,8 @@ public final class GatewayServer: Sendable {
     /// the keys.
     private func attachments(index: Int, loop: EventLoop) -> LoopAttachments {
         var attached = redisAttachments(index: index, loop: loop)
-        if let tls = originTLS.withLock({ $0 }) {
-            let origin = OriginClient(loop: loop, configuration: configuration.origin.client, tls: tls.context, metrics: metrics)
+        if configuration.origin.url != nil {
+            let origin = OriginClient(loop: loop, configuration: configuration.origin.client, tls: originTLS.withLock { $0 }, metrics: metrics)
             attached.origin = origin
             // First, so it closes before the Redis connections, as before.
             attached.attachments.insert(origin, at: 0)

@@ -27,11 +27,11 @@
 ///   ``connectionWindow(closed:answersWaiting:now:)``.
 /// - `quiet` is the driver's fact "no stream is open, nothing is queued or wanted to be
 ///   written".
-/// - Nothing is allocated: the machine and its answers are plain values.
+/// - Nothing is allocated but ``initialSettings``' list, once per connection: the machine and
+///   its answers are plain values.
 public struct HTTP2ConnectionStateMachine: Sendable {
     /// RFC 9113 §7 error codes the machine ends sessions and streams with.
     public enum ErrorCode: UInt32, Sendable {
-        case noError = 0x0
         case protocolError = 0x1
         case cancel = 0x8
         case enhanceYourCalm = 0xb
@@ -249,10 +249,5 @@ public struct HTTP2ConnectionStateMachine: Sendable {
         let since = connectionStalledSince ?? now
         connectionStalledSince = since
         return now - since > limits.writeTimeout ? .enhanceYourCalm : nil
-    }
-
-    /// The session ended with GOAWAY on the driver's own decision (a protocol error's).
-    public mutating func goawaySent() {
-        drain = .goawaySent
     }
 }
