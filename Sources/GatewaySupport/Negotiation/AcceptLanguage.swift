@@ -4,6 +4,11 @@ public enum AcceptLanguage {
     public struct Range: Sendable, Hashable {
         public let tag: String
         public let quality: Double
+
+        package init(tag: String, quality: Double) {
+            self.tag = tag
+            self.quality = quality
+        }
     }
 
     /// The ranges of `header`, sorted by descending quality; equal qualities keep header order.
