@@ -51,7 +51,7 @@ extension ClientConnection {
         let core = server.core
         guard message.body.isEmpty else { return false }
         let started = ContinuousClock.now
-        var answer = StoredAnswer(head: server.head, filesAllowed: ssl == nil)
+        var answer = StoredAnswer(head: server.head, filesAllowed: !socket.isTLS)
         server.head = []
         answer.head.removeAll(keepingCapacity: true)
         var isHead = false

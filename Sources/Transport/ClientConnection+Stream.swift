@@ -1,11 +1,10 @@
-import COpenSSL
 import Glibc
 import HTTPCodec
 import HTTPInterface
 
-/// The byte stream under a connection, plain or TLS, in one place: reading into the lent
-/// buffer, writing heads and bodies (`writev`), files (`sendfile`, plain only), queued output,
-/// discarding while lingering, shutting the write side. Each reports its outcome to the
+/// An HTTP/1.1 connection's buffering over its `ClientSocket`: reading into the lent buffer,
+/// writing heads and bodies (one `writev`, or over TLS full records), files (`sendfile`,
+/// plain only), queued output, discarding while lingering. Each reports its outcome to the
 /// caller, which tells the machine; none decides what happens next.
 extension ClientConnection {
     typealias ReadOutcome = HTTP1ConnectionStateMachine.ReadOutcome
@@ -23,34 +22,21 @@ extension ClientConnection {
                 return .bufferFull
             }
             let room = min(input.count - end, Self.readChunk)
-            let count: Int = input.withUnsafeMutableBytes { bytes in
-                let target = bytes.baseAddress! + end
-                if let ssl { return Int(SSL_read(ssl, target, Int32(room))) }
-                return Glibc.read(fd, target, room)
+            let result = input.withUnsafeMutableBytes { bytes in
+                socket.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[end..<(end + room)]))
             }
-            if count > 0 {
+            switch result {
+            case .bytes(let count):
                 end += count
                 total += count
                 // The session may hold more (read ahead from the socket): no event would say so.
-                if let ssl, SSL_has_pending(ssl) != 0 { continue }
+                if socket.hasBufferedInput { continue }
                 return .bytes(total)
+            case .wouldBlock:
+                return total > 0 ? .bytes(total) : .nothing
+            case .ended:
+                return total > 0 ? .bytes(total) : .endOfStream
             }
-            if let ssl {
-                switch SSL_get_error(ssl, Int32(count)) {
-                case SSL_ERROR_WANT_READ:
-                    return total > 0 ? .bytes(total) : .nothing
-                case SSL_ERROR_WANT_WRITE:
-                    readWantsWrite = true
-                    // Without a write event the session cannot go on: as if the stream ended.
-                    guard armWrite() else { return total > 0 ? .bytes(total) : .endOfStream }
-                    return total > 0 ? .bytes(total) : .nothing
-                default:
-                    ERR_clear_error()
-                    return total > 0 ? .bytes(total) : .endOfStream
-                }
-            }
-            if count < 0 && (errno == EAGAIN || errno == EINTR) { return total > 0 ? .bytes(total) : .nothing }
-            return total > 0 ? .bytes(total) : .endOfStream
         }
     }
 
@@ -86,14 +72,14 @@ extension ClientConnection {
         end = count
     }
 
-    /// Lingering: reads what the client still sends into scratch space and drops it (the raw
-    /// socket, TLS too: nothing is decrypted any more).
+    /// Lingering: reads what the client still sends into scratch space and drops it.
     func discard() -> ReadOutcome {
         var buffer = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        let count = withUnsafeMutableBytes(of: &buffer) { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if count > 0 { return .bytes(count) }
-        if count < 0 && (errno == EAGAIN || errno == EINTR) { return .nothing }
-        return .endOfStream
+        switch withUnsafeMutableBytes(of: &buffer, { socket.discard(into: $0) }) {
+        case .bytes(let count): return .bytes(count)
+        case .wouldBlock: return .nothing
+        case .ended: return .endOfStream
+        }
     }
 
     /// The outcome when output is left queued.
@@ -102,23 +88,30 @@ extension ClientConnection {
     /// Writes `head` and `body` now if nothing is queued, queueing what the socket does not
     /// take; otherwise queues both behind what is queued.
     func send(head: [UInt8], body: [UInt8]) -> WriteOutcome {
-        if !hasPendingOutput, let ssl { return sendRecords(ssl, head: head, body: body) }
+        if !hasPendingOutput, socket.isTLS { return sendRecords(head: head, body: body) }
         if !hasPendingOutput {
             let total = head.count + body.count
-            let written = head.withUnsafeBytes { headBytes in
+            let result = head.withUnsafeBytes { headBytes in
                 body.withUnsafeBytes { bodyBytes in
                     var vectors = (
                         iovec(iov_base: UnsafeMutableRawPointer(mutating: headBytes.baseAddress), iov_len: headBytes.count),
                         iovec(iov_base: UnsafeMutableRawPointer(mutating: bodyBytes.baseAddress), iov_len: bodyBytes.count))
                     return withUnsafeMutablePointer(to: &vectors) {
-                        $0.withMemoryRebound(to: iovec.self, capacity: 2) { writev(fd, $0, body.isEmpty ? 1 : 2) }
+                        $0.withMemoryRebound(to: iovec.self, capacity: 2) {
+                            socket.write(vectors: UnsafeMutableBufferPointer(start: $0, count: body.isEmpty ? 1 : 2))
+                        }
                     }
                 }
             }
-            if written == total { return .drained }
-            if written < 0 && errno != EAGAIN && errno != EINTR { return .failed }
-            queueUnsent(head: head, body: body, from: max(0, written))
-            return armWrite() ? queued : .failed
+            var sent = 0
+            switch result {
+            case .wrote(let count) where count == total: return .drained
+            case .wrote(let count): sent = count
+            case .wouldBlock: break
+            case .needsReadable, .failed: return .failed
+            }
+            queueUnsent(head: head, body: body, from: sent)
+            return socket.armWrite() ? queued : .failed
         }
         if pending.count == pendingOffset {
             pending.removeAll(keepingCapacity: true)
@@ -142,44 +135,42 @@ extension ClientConnection {
     }
 
     /// TLS with nothing queued: `head` and `body` in full records, a record's worth per
-    /// `SSL_write` (partial writes are on: each call writes one record), taken from `body` in
-    /// place or, where the head and the body meet, gathered into the loop's record buffer.
-    /// What the socket does not take is queued; the retry passes the same bytes from the
-    /// queue, which `SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER` allows.
-    private func sendRecords(_ ssl: OpaquePointer, head: [UInt8], body: [UInt8]) -> WriteOutcome {
+    /// write (each writes one record), taken from `body` in place or, where the head and the
+    /// body meet, gathered into the loop's record buffer. What the socket does not take is
+    /// queued; the retry passes the same bytes from the queue, which the socket allows.
+    private func sendRecords(head: [UInt8], body: [UInt8]) -> WriteOutcome {
         let scratch = server.tlsRecordBuffer
         let total = head.count + body.count
         var offset = 0
         while offset < total {
             let count = min(scratch.count, total - offset)
-            let written: Int32 = head.withUnsafeBytes { headBytes in
+            let result = head.withUnsafeBytes { headBytes in
                 body.withUnsafeBytes { bodyBytes in
                     if offset >= head.count {
-                        return SSL_write(ssl, bodyBytes.baseAddress! + (offset - head.count), Int32(count))
+                        return socket.write(UnsafeRawBufferPointer(start: bodyBytes.baseAddress! + (offset - head.count), count: count))
                     }
                     let fromHead = min(count, head.count - offset)
                     (scratch.baseAddress!).copyMemory(from: headBytes.baseAddress! + offset, byteCount: fromHead)
                     if count > fromHead {
                         (scratch.baseAddress! + fromHead).copyMemory(from: bodyBytes.baseAddress!, byteCount: count - fromHead)
                     }
-                    return SSL_write(ssl, scratch.baseAddress, Int32(count))
+                    return socket.write(UnsafeRawBufferPointer(start: scratch.baseAddress, count: count))
                 }
             }
-            if written > 0 {
-                offset += Int(written)
-                continue
-            }
-            let error = SSL_get_error(ssl, written)
-            guard error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ else {
-                ERR_clear_error()
+            switch result {
+            case .wrote(let written):
+                offset += written
+            case .failed:
                 return .failed
+            case .wouldBlock:
+                queueUnsent(head: head, body: body, from: offset)
+                return socket.armWrite() ? queued : .failed
+            case .needsReadable:
+                // The session needs the socket readable to go on writing (see flush()).
+                queueUnsent(head: head, body: body, from: offset)
+                apply(machine.writeNeedsReadable().reading)
+                return queued
             }
-            queueUnsent(head: head, body: body, from: offset)
-            if error == SSL_ERROR_WANT_WRITE { return armWrite() ? queued : .failed }
-            // The session needs the socket readable to go on writing (see flush()).
-            writeWantsRead = true
-            apply(machine.writeNeedsReadable().reading)
-            return queued
         }
         return .drained
     }
@@ -188,12 +179,14 @@ extension ClientConnection {
     /// `sendfile`, queueing what the socket does not take. Plain TCP only (TLS answers never
     /// carry files); the machine never lets an answer follow a file still being sent.
     func send(head: [UInt8], file: any FileBody) -> WriteOutcome {
-        precondition(ssl == nil, "files are sent only on plain connections")
         if !hasPendingOutput {
             // MSG_MORE: the head waits for the file's first bytes, one segment for both.
-            let sent = head.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_MORE) | Int32(MSG_NOSIGNAL)) }
-            if sent < 0 && errno != EAGAIN && errno != EINTR { return .failed }
-            let taken = max(0, sent)
+            var taken = 0
+            switch head.withUnsafeBytes({ socket.write(more: $0) }) {
+            case .wrote(let count): taken = count
+            case .wouldBlock: break
+            case .needsReadable, .failed: return .failed
+            }
             if taken < head.count {
                 pending.removeAll(keepingCapacity: true)
                 pendingOffset = 0
@@ -211,57 +204,47 @@ extension ClientConnection {
     /// Writes queued output until the socket takes no more.
     func flush() -> WriteOutcome {
         while pendingOffset < pending.count {
-            let count = pending.count - pendingOffset
-            let written: Int = pending.withUnsafeBytes { bytes in
-                let from = bytes.baseAddress! + pendingOffset
-                if let ssl { return Int(SSL_write(ssl, from, Int32(min(count, Int(Int32.max))))) }
-                return Glibc.write(fd, from, count)
+            // TLS: at most a record's worth per write is taken anyway.
+            let result = pending.withUnsafeBytes { bytes in
+                socket.write(UnsafeRawBufferPointer(rebasing: bytes[pendingOffset...]))
             }
-            if written > 0 {
+            switch result {
+            case .wrote(let written):
                 pendingOffset += written
-                continue
+            case .wouldBlock:
+                return socket.armWrite() ? queued : .failed
+            case .needsReadable:
+                // The session needs the socket readable to go on writing: reading
+                // resumes (even after end of stream) and `readable` flushes first.
+                apply(machine.writeNeedsReadable().reading)
+                return queued
+            case .failed:
+                return .failed
             }
-            if let ssl {
-                switch SSL_get_error(ssl, Int32(written)) {
-                case SSL_ERROR_WANT_WRITE:
-                    return armWrite() ? queued : .failed
-                case SSL_ERROR_WANT_READ:
-                    // The session needs the socket readable to go on writing: reading
-                    // resumes (even after end of stream) and `readable` flushes first.
-                    writeWantsRead = true
-                    apply(machine.writeNeedsReadable().reading)
-                    return queued
-                default:
-                    ERR_clear_error()
-                    return .failed
-                }
-            }
-            if written < 0 && (errno == EAGAIN || errno == EINTR) { return armWrite() ? queued : .failed }
-            return .failed
         }
         // Queued output is rare (a short write): its storage is not kept.
         pending = []
         pendingOffset = 0
         while let file = pendingFile {
             var offset = off_t(pendingFileOffset)
-            let sent = sendfile(fd, file.descriptor, &offset, pendingFileEnd - pendingFileOffset)
-            if sent > 0 {
+            switch socket.send(file: file.descriptor, offset: &offset, count: pendingFileEnd - pendingFileOffset) {
+            case .wrote(let sent):
                 pendingFileOffset += sent
                 if pendingFileOffset >= pendingFileEnd { pendingFile = nil }
-                continue
+            case .wouldBlock:
+                return socket.armWrite() ? queued : .failed
+            case .needsReadable, .failed:
+                // An error, or a file shorter than its header said: the answer cannot be finished.
+                return .failed
             }
-            if sent < 0 && (errno == EAGAIN || errno == EINTR) { return armWrite() ? queued : .failed }
-            // An error, or a file shorter than its header said: the answer cannot be finished.
-            return .failed
         }
-        disarmWrite()
+        socket.disarmWrite()
         return .drained
     }
 
     /// After the last answer went out: shut the write side (TLS: close_notify first), so a
     /// reset does not destroy the answer in flight; the machine lingers or closes next.
     func shutOutput() {
-        if let ssl { SSL_shutdown(ssl) }
-        Glibc.shutdown(fd, Int32(SHUT_WR))
+        socket.shutOutput()
     }
 }

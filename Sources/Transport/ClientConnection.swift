@@ -1,6 +1,4 @@
 import CEvent
-import COpenSSL
-import Glibc
 import HTTPCodec
 import HTTPInterface
 import GatewaySupport
@@ -11,9 +9,9 @@ import GatewaySupport
 /// refuse, linger or close); this class performs what it says: reads into a buffer lent by
 /// the loop's pool (`ConnectionInput`), decodes with `RequestDecoder`, hands requests to the
 /// application (`ClientConnection+Requests.swift`), writes answers with `writev` or
-/// `sendfile` over the plain or TLS stream (`ClientConnection+Stream.swift`), and keeps the
-/// read event, the write event (made by the first write that falls short) and the one
-/// deadline timer in step with the machine's actions.
+/// `sendfile` over the plain or TLS stream (`ClientSocket`, buffered in
+/// `ClientConnection+Stream.swift`), and keeps the socket's read event, write event (made by
+/// the first write that falls short) and deadline timer in step with the machine's actions.
 ///
 /// A connection waiting for its next request holds this object, its read event and its
 /// timer, and nothing else: the read buffer goes back to the pool whenever nothing of a
@@ -22,21 +20,15 @@ import GatewaySupport
 /// Invariant: created, used and closed only on `server.loop`'s thread. The object stays
 /// alive while its loop lists it (until it closes) and while an exchange holds it.
 final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked Sendable {
-    let fd: Int32
     let peer: String
     /// The peer's address, for rate limits.
     let peerAddress: IPAddress
     /// Strong: an exchange that answers after the server stopped must still find it.
     let server: ServerLoop
-    /// Owned; freed when the connection closes. The TLS session over `fd`, when the server
-    /// speaks HTTPS.
-    var ssl: OpaquePointer?
-    /// Owned; freed when the connection closes.
-    var readEvent: OpaquePointer?
-    /// Owned; made by the first write that falls short, freed when the connection closes.
-    var writeEvent: OpaquePointer?
-    /// Owned; freed when the connection closes. Runs the deadline the machine armed.
-    private var timer: OpaquePointer?
+    /// The descriptor, its TLS session when the server speaks HTTPS, and the events (whose
+    /// timer runs the deadline the machine armed); closed with the connection, or handed to
+    /// the HTTP/2 connection that goes on from here.
+    var socket: ClientSocket
     /// Every decision about this connection. Unchecked exclusivity: touched only on the
     /// loop's thread, never across a call that could touch it again (the machine returns an
     /// action; the driver performs it after the access ended), and checked accesses cost a
@@ -72,10 +64,6 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     var pendingFileEnd = 0
     var hasPendingOutput: Bool { pending.count > pendingOffset || pendingFile != nil }
     var pendingBytes: Int { pending.count - pendingOffset + (pendingFileEnd - pendingFileOffset) }
-    var writeArmed = false
-    /// TLS: the last read wanted the socket writable, or the last write wanted it readable.
-    var readWantsWrite = false
-    var writeWantsRead = false
 
     /// The socket is asked for this much at most per read.
     static let readChunk = 64 * 1024
@@ -87,33 +75,19 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     /// touches it any more.
     private var handedOff = false
 
+    /// Nil when the events cannot be made (the caller closes `fd` and frees `ssl`).
     init?(fd: Int32, ssl: OpaquePointer?, peer: String, address: IPAddress, server: ServerLoop) {
-        self.fd = fd
-        self.ssl = ssl
+        socket = ClientSocket(accepted: fd, ssl: ssl)
         self.peer = peer
         self.peerAddress = address
         self.server = server
         machine = HTTP1ConnectionStateMachine(maxOutputBytes: server.core.configuration.maxOutputBytes)
         sniffsHTTP2 = server.core.http2 != nil
-        if let ssl {
-            SSL_set_fd(ssl, fd)
-            SSL_set_accept_state(ssl)
-            copenssl_set_nonblocking_writes(ssl)
-            copenssl_release_idle_buffers(ssl)
-        }
-        // Unmanaged: passUnretained, for the read event and the timer here (and the write event
-        // in `armWrite`). The loop's connection table keeps this object until it closes, which
-        // frees the events first.
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        let base = server.loop.base
-        guard let readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), connectionReadCallback, context) else { return nil }
-        guard let timer = event_new(base, -1, 0, connectionTimerCallback, context) else {
-            // The caller closes the socket and the session; the read event is this init's.
-            event_free(readEvent)
+        // Unmanaged: passUnretained, for the socket's events. The loop's connection table keeps
+        // this object until it closes, which frees the events first.
+        guard socket.attach(base: server.loop.base, context: Unmanaged.passUnretained(self).toOpaque(), callback: connectionCallback) else {
             return nil
         }
-        self.readEvent = readEvent
-        self.timer = timer
     }
 
     /// Starts reading. On the loop thread, once.
@@ -142,8 +116,8 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     // MARK: - Events
 
     fileprivate func readable() {
-        if writeWantsRead {
-            writeWantsRead = false
+        if socket.writeWantsRead {
+            socket.writeWantsRead = false
             perform(machine.outputFlushed(flush()))
             if machine.isClosed { return }
         }
@@ -151,9 +125,9 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     }
 
     fileprivate func writable() {
-        if readWantsWrite {
-            readWantsWrite = false
-            if !hasPendingOutput { disarmWrite() }
+        if socket.readWantsWrite {
+            socket.readWantsWrite = false
+            if !hasPendingOutput { socket.disarmWrite() }
             readable()
             if machine.isClosed { return }
         }
@@ -223,8 +197,7 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
                 return
             case .reset:
                 // Dropped with a reset and no answer (`GatewayResponse.droppedConnection`).
-                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-                setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                socket.resetOnClose()
                 tearDown()
                 return
             }
@@ -234,15 +207,15 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     func apply(_ change: HTTP1ConnectionStateMachine.ReadingChange) {
         switch change {
         case .keep: break
-        case .pause: event_del(readEvent)
-        case .resume: event_add(readEvent, nil)
+        case .pause: socket.pauseReading()
+        case .resume: socket.resumeReading()
         }
     }
 
     private func apply(_ change: HTTP1ConnectionStateMachine.DeadlineChange) {
         switch change {
         case .keep: break
-        case .cancel: event_del(timer)
+        case .cancel: socket.cancelTimer()
         case .arm(let deadline): arm(deadline)
         case .startHead(let armed):
             reading?.headStarted = .now
@@ -262,8 +235,7 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
         case .write: duration = core.configuration.writeTimeout
         case .linger: duration = HTTP1ConnectionStateMachine.lingerDuration
         }
-        var tv = timeval(duration)
-        event_add(timer, &tv)
+        socket.armTimer(duration)
     }
 
     /// Decodes what is buffered: what the machine is told, and the request when one is whole.
@@ -275,29 +247,6 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
         var complete: RequestMessage?
         if case .complete(let message) = result { complete = message }
         return (HTTP1ConnectionStateMachine.DecodeFact(result, bufferedBytes: end - start), complete)
-    }
-
-    // MARK: - The write event
-
-    /// Arms the write event, making it on first use. False when it cannot be made (the
-    /// caller reports the write as failed).
-    func armWrite() -> Bool {
-        guard !writeArmed else { return true }
-        if writeEvent == nil {
-            // Unmanaged: passUnretained, as for the read event (see init).
-            writeEvent = event_new(
-                server.loop.base, fd, Int16(EV_WRITE | EV_PERSIST), connectionWriteCallback, Unmanaged.passUnretained(self).toOpaque())
-            guard writeEvent != nil else { return false }
-        }
-        writeArmed = true
-        event_add(writeEvent, nil)
-        return true
-    }
-
-    func disarmWrite() {
-        guard writeArmed else { return }
-        writeArmed = false
-        event_del(writeEvent)
     }
 
     // MARK: - Read storage
@@ -340,7 +289,7 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     /// in the clear, whether they are (so far) the HTTP/2 preface.
     private func sniff() -> Sniffed {
         guard reading != nil, start < end else { return .undecided }
-        if let ssl { return copenssl_alpn_is_h2(ssl) != 0 ? .http2 : .http1 }
+        if socket.isTLS { return socket.negotiatedHTTP2 ? .http2 : .http1 }
         let count = min(end - start, Self.http2Preface.count)
         let matches = input.withUnsafeBytes { bytes in
             UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]).elementsEqual(Self.http2Preface[0..<count])
@@ -355,16 +304,12 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     private func handOffToHTTP2() {
         countIdle(false)
         handedOff = true
-        freeEvents(&readEvent, &writeEvent, &timer)
-        writeArmed = false
         let initial = Array(input[start..<end])
         if let lent = reading { server.inputs.giveBack(lent) }
         reading = nil
-        let session = ssl
-        ssl = nil
-        guard let successor = HTTP2Connection(fd: fd, ssl: session, peer: peer, address: peerAddress, server: server) else {
-            if let session { SSL_free(session) }
-            Glibc.close(fd)
+        var handed = socket.handOff()
+        guard let successor = HTTP2Connection(socket: handed, peer: peer, address: peerAddress, server: server) else {
+            handed.close()
             server.removed(self)
             return
         }
@@ -376,11 +321,7 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     /// close; nothing touches the events afterwards (the machine asks for nothing more).
     private func tearDown() {
         countIdle(false)
-        writeArmed = false
-        freeEvents(&readEvent, &writeEvent, &timer)
-        if let ssl { SSL_free(ssl) }
-        ssl = nil
-        Glibc.close(fd)
+        socket.close()
         pending = []
         pendingFile = nil
         if let lent = reading { server.inputs.giveBack(lent) }
@@ -389,18 +330,11 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     }
 }
 
-/// The connection's read event, on the loop thread. `context` is the ClientConnection,
-/// unretained (see its init).
-private func connectionReadCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
-    Unmanaged<ClientConnection>.fromOpaque(context!).takeUnretainedValue().readable()
-}
-
-/// The connection's write event (armed only while output is queued); `context` as above.
-private func connectionWriteCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
-    Unmanaged<ClientConnection>.fromOpaque(context!).takeUnretainedValue().writable()
-}
-
-/// The connection's deadline; `context` as above.
-private func connectionTimerCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
-    Unmanaged<ClientConnection>.fromOpaque(context!).takeUnretainedValue().timedOut()
+/// The socket's events (read; write, armed only while output is queued; the deadline), on
+/// the loop thread. `context` is the ClientConnection, unretained (see its init).
+private func connectionCallback(_: Int32, _ what: Int16, _ context: UnsafeMutableRawPointer?) {
+    let connection = Unmanaged<ClientConnection>.fromOpaque(context!).takeUnretainedValue()
+    if what & Int16(EV_TIMEOUT) != 0 { return connection.timedOut() }
+    if what & Int16(EV_WRITE) != 0 { return connection.writable() }
+    connection.readable()
 }

@@ -157,14 +157,3 @@ extension timeval {
 /// The app's view of a loop (`LoopExecutor`): `inLoop`, `post`, `execute` and `schedule`
 /// above are its requirements.
 extension EventLoop: LoopExecutor {}
-
-/// Frees a connection's libevent events (any may be nil) and clears them; the socket and the
-/// object stay. On the events' loop thread, once nothing will fire them again.
-func freeEvents(_ read: inout OpaquePointer?, _ write: inout OpaquePointer?, _ timer: inout OpaquePointer?) {
-    if let read { event_free(read) }
-    if let write { event_free(write) }
-    if let timer { event_free(timer) }
-    read = nil
-    write = nil
-    timer = nil
-}

@@ -3,7 +3,7 @@ import CNghttp2
 import HTTPCodec
 import HTTPInterface
 
-/// An HTTP/2 connection's deadlines, on one timer (`HTTP2Connection.timer`), as its state
+/// An HTTP/2 connection's deadlines, on the socket's timer, as its state
 /// machine decides them: the idle deadline (and, a second into idling, its buffers given back),
 /// and while streams are open the header, body and write deadlines and the client's flow
 /// control. On the loop thread.
@@ -12,8 +12,7 @@ extension HTTP2Connection {
     func armDeadline() {
         guard !closed else { return }
         let quiet = isIdle && nghttp2_session_want_write(session) == 0
-        var tv = timeval(machine.deadline(quiet: quiet, now: .now))
-        event_add(timer, &tv)
+        socket.armTimer(machine.deadline(quiet: quiet, now: .now))
     }
 
     func timedOut() {

@@ -1,7 +1,5 @@
 import CEvent
 import CNghttp2
-import COpenSSL
-import Glibc
 import HTTPCodec
 import HTTPInterface
 import GatewaySupport
@@ -14,7 +12,8 @@ import GatewaySupport
 /// loop's HTTP/2 buffer and feeds the session, reads each stream's fields into the same
 /// `RequestHead` an HTTP/1.1 request makes (`HTTP2RequestAssembly`, by the decoder's rules),
 /// hands it to the application through the same interface (`+Requests.swift`), and writes
-/// what the session serialises, with stored bodies sent without copying (`HTTP2Output`).
+/// what the session serialises, with stored bodies sent without copying (`HTTP2Output`), over
+/// the same `ClientSocket` the HTTP/1.1 connection drove.
 ///
 /// Bounds the library leaves to the application: the header list size (431 on the stream,
 /// or GOAWAY(ENHANCE_YOUR_CALM) for blocks far beyond it), the request body (413), the idle,
@@ -25,26 +24,19 @@ import GatewaySupport
 /// Invariant: created, used and closed only on `server.loop`'s thread. The loop's connection
 /// table keeps it alive until it closes; an exchange in flight keeps it too.
 final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Sendable {
-    let fd: Int32
     let peer: String
     let peerAddress: IPAddress
     let server: ServerLoop
-    /// Owned; freed when the connection closes.
-    var ssl: OpaquePointer?
+    /// The descriptor, its TLS session and the events (the timer runs the machine's
+    /// deadlines), taken over from the HTTP/1.1 connection; closed with this one.
+    var socket: ClientSocket
     /// Owned (`nghttp2_session *`); deleted when the connection closes, before this object goes.
     var session: OpaquePointer?
     /// Owned; the session's allocator (CNghttp2/shim.h), deleted after the session. Its large
     /// blocks' pages are given back once the connection has idled a second (`shedIfIdle`).
     var arena: UnsafeMutablePointer<cnghttp2_arena>?
-    /// Owned; freed when the connection closes.
-    private var readEvent: OpaquePointer?
-    private var writeEvent: OpaquePointer?
-    var timer: OpaquePointer?
-    private var writeArmed = false
+    /// Reading paused: output past `maxOutputBytes` is queued.
     private var readPaused = false
-    /// TLS: the last read wanted the socket writable, or the last write wanted it readable.
-    private var readWantsWrite = false
-    private var writeWantsRead = false
 
     var streams: [Int32: HTTP2Stream] = [:]
     /// Closed streams' objects, reused by the next ones (at most ``maxSpareStreams``).
@@ -64,11 +56,11 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     /// above all) are not destroyed by a reset.
     private(set) var lingering = false
 
-    /// Takes over `fd` (and `ssl`) from the HTTP/1.1 connection that read `initial` from it.
-    /// Nil when the events or the session cannot be made (the caller closes the socket).
-    init?(fd: Int32, ssl: OpaquePointer?, peer: String, address: IPAddress, server: ServerLoop) {
-        self.fd = fd
-        self.ssl = ssl
+    /// Takes over `socket` (without events) from the HTTP/1.1 connection that read the first
+    /// bytes from it. Nil when the events or the session cannot be made (the caller closes
+    /// the socket).
+    init?(socket: ClientSocket, peer: String, address: IPAddress, server: ServerLoop) {
+        self.socket = socket
         self.peer = peer
         peerAddress = address
         self.server = server
@@ -80,9 +72,9 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
                 idleTimeout: configuration.idleTimeout, resetBurst: configuration.http2.streamResetBurst, resetRate: configuration.http2.streamResetRate),
             now: .now)
         guard let template = server.core.http2 else { return nil }
-        // Unmanaged: passUnretained, for the session's user data and the events (as in
-        // ClientConnection). The loop's table keeps this object until it closes, which deletes
-        // the session and frees the events first.
+        // Unmanaged: passUnretained, for the session's user data and the socket's events (as
+        // in ClientConnection). The loop's table keeps this object until it closes, which
+        // deletes the session and frees the events first.
         let context = Unmanaged.passUnretained(self).toOpaque()
         var made: OpaquePointer?
         // The shim's allocator (CNghttp2/shim.h): per-thread free lists by size class, and the
@@ -94,18 +86,13 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         }
         self.arena = arena
         session = made
-        let base = server.loop.base
-        guard let readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), http2ReadCallback, context),
-              let timer = event_new(base, -1, 0, http2TimerCallback, context)
-        else {
+        guard self.socket.attach(base: server.loop.base, context: context, callback: http2Callback) else {
             nghttp2_session_del(made)
             session = nil
             cnghttp2_arena_delete(arena)
             self.arena = nil
             return nil
         }
-        self.readEvent = readEvent
-        self.timer = timer
     }
 
     static func from(_ user: UnsafeMutableRawPointer?) -> HTTP2Connection {
@@ -118,7 +105,7 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     func begin(initial: UnsafeRawBufferPointer) {
         var settings = machine.initialSettings.map { nghttp2_settings_entry(settings_id: $0.id, value: $0.value) }
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else { return tearDown() }
-        event_add(readEvent, nil)
+        socket.resumeReading()
         if !initial.isEmpty {
             guard feed(initial) else { return endAfterOutput() }
         }
@@ -167,41 +154,24 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
 
     fileprivate func readable() {
         if lingering { return discard() }
-        if writeWantsRead {
-            writeWantsRead = false
+        if socket.writeWantsRead {
+            socket.writeWantsRead = false
             flush()
             if closed { return }
         }
         let buffer = server.http2ReadBuffer
         reading: while !closed {
-            let count: Int
-            if let ssl {
-                count = Int(SSL_read(ssl, buffer.baseAddress, Int32(buffer.count)))
-                if count <= 0 {
-                    switch SSL_get_error(ssl, Int32(count)) {
-                    case SSL_ERROR_WANT_READ:
-                        break reading
-                    case SSL_ERROR_WANT_WRITE:
-                        readWantsWrite = true
-                        armWrite()
-                        break reading
-                    default:
-                        ERR_clear_error()
-                        return tearDown()
-                    }
-                }
-            } else {
-                count = Glibc.read(fd, buffer.baseAddress, buffer.count)
-                if count == 0 { return tearDown() }
-                if count < 0 {
-                    if errno == EAGAIN || errno == EINTR { break reading }
-                    return tearDown()
-                }
+            switch socket.read(into: buffer) {
+            case .bytes(let count):
+                guard feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return endAfterOutput() }
+                // Plain: a short read means the socket is drained; TLS reads while the session
+                // holds bytes (read ahead from the socket, decrypted or not).
+                if socket.isTLS ? !socket.hasBufferedInput : count < buffer.count { break reading }
+            case .wouldBlock:
+                break reading
+            case .ended:
+                return tearDown()
             }
-            guard feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return endAfterOutput() }
-            // Plain: a short read means the socket is drained; TLS reads while the session holds
-            // bytes (read ahead from the socket, decrypted or not).
-            if ssl == nil ? count < buffer.count : SSL_has_pending(ssl) == 0 { break reading }
         }
         sendPending()
     }
@@ -248,54 +218,48 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
 
     /// Writes queued output until the socket takes no more.
     private func flush() {
-        guard !output.isEmpty else { return disarmWrite() }
-        if let ssl {
-            // A record's worth per SSL_write (each writes one record: partial writes are on),
-            // from the queue's own bytes or gathered into the loop's record buffer: the
-            // answers of a loop turn go out in full records, copied once, into OpenSSL.
-            let scratch = server.tlsRecordBuffer
-            while !output.isEmpty {
-                let written = output.writeContiguous(limit: scratch.count, scratch: scratch) { span in
-                    Int(SSL_write(ssl, span.baseAddress, Int32(span.count)))
-                }
-                if written > 0 {
-                    machine.wrote(now: .now)
-                    continue
-                }
-                switch SSL_get_error(ssl, Int32(written)) {
-                case SSL_ERROR_WANT_WRITE:
-                    armWrite()
-                case SSL_ERROR_WANT_READ:
-                    writeWantsRead = true
-                default:
-                    ERR_clear_error()
-                    return tearDown()
-                }
-                return
-            }
-            return disarmWrite()
-        }
+        // TLS: a record's worth per write (each writes one record), from the queue's own bytes
+        // or gathered into the loop's record buffer: the answers of a loop turn go out in full
+        // records, copied once, into OpenSSL. Plain: one writev of many segments.
+        let scratch = server.tlsRecordBuffer
         while !output.isEmpty {
-            let written = output.write { vectors in writev(fd, vectors.baseAddress, Int32(vectors.count)) }
-            if written > 0 {
-                machine.wrote(now: .now)
-                continue
+            var result = ClientSocket.WriteResult.failed
+            if socket.isTLS {
+                _ = output.writeContiguous(limit: scratch.count, scratch: scratch) { span in
+                    result = socket.write(span)
+                    if case .wrote(let count) = result { return count }
+                    return 0
+                }
+            } else {
+                _ = output.write { vectors in
+                    result = socket.write(vectors: vectors)
+                    if case .wrote(let count) = result { return count }
+                    return 0
+                }
             }
-            if written < 0 && errno != EAGAIN && errno != EINTR { return tearDown() }
-            armWrite()
-            return
+            switch result {
+            case .wrote:
+                machine.wrote(now: .now)
+            case .wouldBlock:
+                return armWrite()
+            case .needsReadable:
+                // The next readable event writes first; reading must go on for it.
+                return resumeReadingForWrite()
+            case .failed:
+                return tearDown()
+            }
         }
-        disarmWrite()
+        socket.disarmWrite()
     }
 
     fileprivate func writable() {
         if lingering {
             flush()
-            if !closed && output.isEmpty { shutOutput() }
+            if !closed && output.isEmpty { socket.shutOutput() }
             return
         }
-        if readWantsWrite {
-            readWantsWrite = false
+        if socket.readWantsWrite {
+            socket.readWantsWrite = false
             readable()
             if closed { return }
         }
@@ -305,21 +269,14 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     }
 
     private func armWrite() {
-        guard !writeArmed else { return }
-        if writeEvent == nil {
-            // Unmanaged: passUnretained, as for the read event (see init).
-            writeEvent = event_new(
-                server.loop.base, fd, Int16(EV_WRITE | EV_PERSIST), http2WriteCallback, Unmanaged.passUnretained(self).toOpaque())
-            guard writeEvent != nil else { return tearDown() }
-        }
-        writeArmed = true
-        event_add(writeEvent, nil)
+        if !socket.armWrite() { tearDown() }
     }
 
-    private func disarmWrite() {
-        guard writeArmed else { return }
-        writeArmed = false
-        event_del(writeEvent)
+    /// A TLS write waits on a read: reading resumes even under back-pressure (the read
+    /// flushes first, and the session cannot write on without it).
+    private func resumeReadingForWrite() {
+        readPaused = false
+        socket.resumeReading()
     }
 
     /// Past `maxOutputBytes` queued, nothing more is read (so no new stream is dispatched)
@@ -328,10 +285,10 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         let full = output.byteCount > server.core.configuration.maxOutputBytes
         if full && !readPaused {
             readPaused = true
-            event_del(readEvent)
+            socket.pauseReading()
         } else if !full && readPaused {
             readPaused = false
-            event_add(readEvent, nil)
+            socket.resumeReading()
         }
     }
 
@@ -361,29 +318,24 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
             // Written as the socket takes it; the write deadline still bounds it.
             armWrite()
         } else {
-            shutOutput()
+            socket.shutOutput()
         }
-        var tv = timeval(.seconds(2))
-        event_add(timer, &tv)
+        socket.armTimer(.seconds(2))
         if readPaused {
             readPaused = false
-            event_add(readEvent, nil)
+            socket.resumeReading()
         }
-    }
-
-    private func shutOutput() {
-        if let ssl { SSL_shutdown(ssl) }
-        Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Lingering: reads raw bytes (TLS is not decrypted any more) and drops them.
     private func discard() {
         let buffer = server.http2ReadBuffer
         while true {
-            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if count > 0 { continue }
-            if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
-            return tearDown()
+            switch socket.discard(into: buffer) {
+            case .bytes: continue
+            case .wouldBlock: return
+            case .ended: return tearDown()
+            }
         }
     }
 
@@ -391,8 +343,6 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     func tearDown() {
         guard !closed else { return }
         closed = true
-        writeArmed = false
-        freeEvents(&readEvent, &writeEvent, &timer)
         // Deleting the session calls on_stream_close for open streams; they find `closed`.
         if let session { nghttp2_session_del(session) }
         session = nil
@@ -401,23 +351,16 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
         streams = [:]
         spareStreams = []
         output.removeAll()
-        if let ssl { SSL_free(ssl) }
-        ssl = nil
-        Glibc.close(fd)
+        socket.close()
         server.removed(self)
     }
 }
 
-/// The connection's read event, on the loop thread; `context` is the HTTP2Connection,
-/// unretained (see its init).
-private func http2ReadCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
-    Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().readable()
-}
-
-private func http2WriteCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
-    Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().writable()
-}
-
-private func http2TimerCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
-    Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue().timedOut()
+/// The socket's events (read, write, the deadline), on the loop thread; `context` is the
+/// HTTP2Connection, unretained (see its init).
+private func http2Callback(_: Int32, _ what: Int16, _ context: UnsafeMutableRawPointer?) {
+    let connection = Unmanaged<HTTP2Connection>.fromOpaque(context!).takeUnretainedValue()
+    if what & Int16(EV_TIMEOUT) != 0 { return connection.timedOut() }
+    if what & Int16(EV_WRITE) != 0 { return connection.writable() }
+    connection.readable()
 }
