@@ -2,9 +2,12 @@
 
 Mixed load through the gateway for DURATION seconds while the demo origin's faults change on a
 schedule; then a report: requests by status, the gateway's resident memory and open descriptors
-over time, and every write accounted for.
+over time, and every write accounted for. With a second gateway serving TLS (H2_GATEWAY_URL,
+https), part of the load goes to it over HTTP/2 as phones send it (soak_h2.py): readers
+multiplexing four streams, a writer, clients that never read their answers and clients that
+reset streams while the answers arrive; both gateways' memory and descriptors are sampled.
 
-    python3 soak.py GATEWAY_URL ORIGIN_URL GATEWAY_PID DURATION_SECONDS
+    python3 soak.py GATEWAY_URL ORIGIN_URL GATEWAY_PID DURATION_SECONDS [H2_GATEWAY_URL H2_GATEWAY_PID]
 """
 
 import base64
@@ -20,6 +23,12 @@ import time
 import urllib.parse
 
 GATEWAY, ORIGIN, PID, DURATION = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+H2_GATEWAY, H2_PID = (sys.argv[5], int(sys.argv[6])) if len(sys.argv) > 6 else (None, None)
+if H2_GATEWAY:
+    import soak_h2
+    CLIENT_ERRORS = (OSError, http.client.HTTPException) + soak_h2.ERRORS
+else:
+    CLIENT_ERRORS = (OSError, http.client.HTTPException)
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
 OUTCOME_UNKNOWN = "urn:open-market-gateway:problem:outcome-unknown"
 
@@ -44,13 +53,32 @@ def connection(base):
 
 
 def call(conn, method, path, body=None, headers=None):
+    """One exchange on an HTTP/1.1 connection or an HTTP/2 one (soak_h2): (status, etag, body)."""
     payload = None if body is None else json.dumps(body).encode()
     all_headers = {"Content-Type": "application/json"} if payload is not None else {}
     all_headers.update(headers or {})
+    if not isinstance(conn, http.client.HTTPConnection):
+        return conn.call(method, path, payload, all_headers)
     conn.request(method, path, body=payload, headers=all_headers)
     response = conn.getresponse()
     data = response.read()
     return response.status, response.getheader("ETag"), data
+
+
+def pick_path(rng, conn, kind):
+    """A list page, a detail, or (after reading a detail) one of its thumbnails; None when the
+    detail had none to give."""
+    roll = rng.random()
+    if roll < 0.45:
+        return "/v1/products?page=%d" % rng.randint(1, 8)
+    if roll < 0.85:
+        return "/v1/products/%d" % rng.randint(1, 140)
+    status, _, data = call(conn, "GET", "/v1/products/%d" % rng.randint(1, 127))
+    record(kind + " detail", status)
+    if status != 200:
+        return None
+    thumbnails = json.loads(data).get("thumbnails") or []
+    return thumbnails[0] if thumbnails else None
 
 
 def reader(worker):
@@ -59,34 +87,49 @@ def reader(worker):
     etags = {}
     while time.monotonic() < stop_at:
         try:
-            roll = rng.random()
-            if roll < 0.45:
-                path = "/v1/products?page=%d" % rng.randint(1, 8)
-            elif roll < 0.85:
-                path = "/v1/products/%d" % rng.randint(1, 140)
-            else:
-                status, _, data = call(conn, "GET", "/v1/products/%d" % rng.randint(1, 127))
-                record("GET detail", status)
-                if status != 200:
-                    continue
-                thumbnails = json.loads(data).get("thumbnails") or []
-                if not thumbnails:
-                    continue
-                path = thumbnails[0]
+            path = pick_path(rng, conn, "GET")
+            if path is None:
+                continue
             headers = {"If-None-Match": etags[path]} if path in etags and rng.random() < 0.3 else {}
             status, etag, _ = call(conn, "GET", path, headers=headers)
             if etag:
                 etags[path] = etag
             record("GET", status)
-        except (OSError, http.client.HTTPException):
+        except CLIENT_ERRORS:
             record("GET", "connection error")
             conn.close()
             conn = connection(GATEWAY)
 
 
-def writer(worker):
+def h2_reader(worker):
+    """HTTP/2 over TLS: four requests at a time on one connection, as an app's screen asks."""
+    rng = random.Random(100 + worker)
+    conn = None
+    etags = {}
+    while time.monotonic() < stop_at:
+        try:
+            if conn is None:
+                conn = soak_h2.Connection(H2_GATEWAY)
+            paths = [path for path in (pick_path(rng, conn, "h2 GET") for _ in range(4)) if path]
+            requests = [("GET", path, None, {"accept-encoding": "gzip", **({"if-none-match": etags[path]} if path in etags and rng.random() < 0.3 else {})})
+                        for path in paths]
+            for path, (status, etag, _) in zip(paths, conn.many(requests)):
+                if etag:
+                    etags[path] = etag
+                record("h2 GET", status)
+        except CLIENT_ERRORS:
+            record("h2 GET", "connection error")
+            if conn:
+                conn.close()
+            conn = None
+
+
+def writer(worker, h2=False):
+    """Creates (half with an Idempotency-Key, retried once after an unknown outcome), updates and
+    deletes, each title its own; over HTTP/2 with TLS to the second gateway when `h2`."""
     rng = random.Random(1000 + worker)
-    conn = connection(GATEWAY)
+    connect = (lambda: soak_h2.Connection(H2_GATEWAY)) if h2 else (lambda: connection(GATEWAY))
+    conn = connect()
     serial = 0
     while time.monotonic() < stop_at:
         serial += 1
@@ -134,7 +177,7 @@ def writer(worker):
                     break
                 if kind != OUTCOME_UNKNOWN:
                     break
-        except (OSError, http.client.HTTPException, ValueError):
+        except CLIENT_ERRORS + (ValueError,):
             record("write", "connection error")
             with lock:
                 outcomes.setdefault(title, "client error")
@@ -142,7 +185,7 @@ def writer(worker):
                     # The error came later, in the update or the delete: that delete may have happened.
                     maybe_deleted_titles.add(title)
             conn.close()
-            conn = connection(GATEWAY)
+            conn = connect()
 
 
 def slow_client():
@@ -162,6 +205,32 @@ def slow_client():
             record("slow client", "done")
         except OSError:
             record("slow client", "connection error")
+
+
+def h2_slow_clients():
+    """Over HTTP/2 with TLS: a client that asks for ten list pages with a 1 KiB stream window
+    and reads nothing for 35 s (past the gateway's 30 s write deadline), then one that resets two of four streams as their answers
+    arrive (its 1 KiB stream window keeps them coming in pieces) and asks again on the same
+    connection."""
+    rng = random.Random(7)
+    while time.monotonic() < stop_at:
+        try:
+            ending = soak_h2.never_reads(H2_GATEWAY, ["/v1/products?page=%d" % page for page in range(1, 11)], 35)
+            record("h2 never reads", ending)
+        except CLIENT_ERRORS:
+            record("h2 never reads", "connection error")
+        try:
+            conn = soak_h2.Connection(H2_GATEWAY, stream_window=1024)
+            try:
+                paths = ["/v1/products?page=%d" % rng.randint(1, 8), "/v1/products/%d" % rng.randint(1, 127)] * 2
+                for status, _, _ in conn.many([("GET", path, None, {"accept-encoding": "gzip"}) for path in paths], reset_on_headers=(0, 1)):
+                    record("h2 reset", status)
+                status, _, _ = conn.call("GET", "/v1/products?page=1")
+                record("h2 after reset", status)
+            finally:
+                conn.close()
+        except CLIENT_ERRORS:
+            record("h2 reset", "connection error")
 
 
 def faults():
@@ -196,14 +265,20 @@ def faults():
     admin({"errorRate": 0, "dropRate": 0, "lostAnswerRate": 0, "latencyMs": 0, "down": False})
 
 
+def resident(pid):
+    """(resident MiB, open descriptors) of process `pid`."""
+    rss = 0
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+    return rss // 1024, len(os.listdir("/proc/%d/fd" % pid))
+
+
 def sampler():
     while time.monotonic() < stop_at:
-        rss = 0
-        with open("/proc/%d/status" % PID) as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    rss = int(line.split()[1])
-        samples.append((round(DURATION - (stop_at - time.monotonic())), rss // 1024, len(os.listdir("/proc/%d/fd" % PID))))
+        second = round(DURATION - (stop_at - time.monotonic()))
+        samples.append((second, *resident(PID), *(resident(H2_PID) if H2_PID else ())))
         time.sleep(10)
 
 
@@ -218,9 +293,15 @@ _, _, _before = call(_conn, "GET", "/__admin/catalogue")
 BASELINE_ID = max(item["id"] for item in json.loads(_before)["items"])
 _conn.close()
 
-threads = [threading.Thread(target=reader, args=(n,)) for n in range(8)]
-threads += [threading.Thread(target=writer, args=(n,)) for n in range(2)]
+# With an HTTP/2 gateway: three of the eight readers, one of the two writers and a pair of
+# misbehaving clients use it.
+plain_readers = 5 if H2_GATEWAY else 8
+threads = [threading.Thread(target=reader, args=(n,)) for n in range(plain_readers)]
+threads += [threading.Thread(target=h2_reader, args=(n,)) for n in range(8 - plain_readers)]
+threads += [threading.Thread(target=writer, args=(n, H2_GATEWAY is not None and n == 1)) for n in range(2)]
 threads += [threading.Thread(target=slow_client), threading.Thread(target=faults), threading.Thread(target=sampler)]
+if H2_GATEWAY:
+    threads.append(threading.Thread(target=h2_slow_clients))
 for thread in threads:
     thread.start()
 for thread in threads:
@@ -250,9 +331,12 @@ made = json.loads(probe_body)["id"] - BASELINE_ID - 1
 print("\nrequests by kind and status:")
 for (kind, status), count in sorted(statuses.items(), key=lambda entry: (entry[0][0], str(entry[0][1]))):
     print("  %-12s %-18s %8d" % (kind, status, count))
-print("\nseconds, gateway RSS MiB, open descriptors:")
-for second, rss, fds in samples:
-    print("  %5d %6d %6d" % (second, rss, fds))
+if H2_PID:
+    print("\nseconds, gateway RSS MiB, open descriptors; the HTTP/2 (TLS) gateway's RSS MiB, open descriptors:")
+else:
+    print("\nseconds, gateway RSS MiB, open descriptors:")
+for sample in samples:
+    print("  %5d" % sample[0] + "".join(" %6d" % value for value in sample[1:]))
 print("\nwrites: the origin received %d create requests and made %d products; the gateway answered %d with 201 "
       "and %d with outcome-unknown" % (origin_requests, made, creates["created"], creates["unknown"]))
 # Every product made was answered 201, or its answer said the outcome was unknown.
@@ -274,4 +358,8 @@ print("  titles made more than once: %d; made though refused or never sent: %d; 
 for name, titles_list in (("twice", duplicated), ("unexplained", unexplained), ("missing", missing)):
     if titles_list:
         print("    %s: %s" % (name, ", ".join(titles_list[:10])))
-sys.exit(0 if balanced and not twice and not duplicated and not unexplained and not missing else 1)
+# A client that never reads must not hold its streams past the write deadline.
+stuck = statuses[("h2 never reads", "still waiting")]
+if H2_GATEWAY:
+    print("  HTTP/2 clients that never read and still held their streams past the write deadline: %d" % stuck)
+sys.exit(0 if balanced and not twice and not duplicated and not unexplained and not missing and not stuck else 1)
