@@ -20,7 +20,9 @@ DURATION=${DURATION:-1800}
 ORIGIN_TIMEOUT=${ORIGIN_TIMEOUT:-0.5}
 H2=${H2:-1}
 scripts/setup
-swift build -c release --product gateway --product demo-origin >&2
+# One product per build: SwiftPM builds only the last --product it is given.
+swift build -c release --product gateway >&2
+swift build -c release --product demo-origin >&2
 bin=$(swift build -c release --show-bin-path)
 PY=python3
 if [ "$H2" = 1 ]; then
