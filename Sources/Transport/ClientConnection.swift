@@ -27,8 +27,9 @@ final class ClientConnection: ServerConnection, ExchangeConnection, @unchecked S
     let server: ServerLoop
     /// The descriptor, its TLS session when the server speaks HTTPS, and the events (whose
     /// timer runs the deadline the machine armed); closed with the connection, or handed to
-    /// the HTTP/2 connection that goes on from here.
-    var socket: ClientSocket
+    /// the HTTP/2 connection that goes on from here. Unchecked exclusivity, as `machine`:
+    /// touched only on the loop's thread, and no call into it calls back.
+    @exclusivity(unchecked) var socket: ClientSocket
     /// Every decision about this connection. Unchecked exclusivity: touched only on the
     /// loop's thread, never across a call that could touch it again (the machine returns an
     /// action; the driver performs it after the access ended), and checked accesses cost a

@@ -28,8 +28,9 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     let peerAddress: IPAddress
     let server: ServerLoop
     /// The descriptor, its TLS session and the events (the timer runs the machine's
-    /// deadlines), taken over from the HTTP/1.1 connection; closed with this one.
-    var socket: ClientSocket
+    /// deadlines), taken over from the HTTP/1.1 connection; closed with this one. Unchecked
+    /// exclusivity: touched only on the loop's thread, and no call into it calls back.
+    @exclusivity(unchecked) var socket: ClientSocket
     /// Owned (`nghttp2_session *`); deleted when the connection closes, before this object goes.
     var session: OpaquePointer?
     /// Owned; the session's allocator (CNghttp2/shim.h), deleted after the session. Its large
