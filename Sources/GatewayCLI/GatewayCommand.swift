@@ -87,7 +87,7 @@ struct GatewayCommand: ParsableCommand {
         BatchedLogHandler.bootstrap(level: logs.level, format: logs.format)
         defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "gateway")
-        let metrics = GatewayMetrics()
+        let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
         var demoOrigin: DemoOrigin?
         var identityProvider: DemoIdentityProvider?
         do {

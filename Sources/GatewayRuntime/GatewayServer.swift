@@ -48,7 +48,7 @@ public final class GatewayServer: Sendable {
     /// - Parameter vendorCredentials: `GatewayApplication.OriginRoutes.vendorCredentials`,
     ///   which ``reloadFiles(_:)`` reads again.
     public init(
-        configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics = GatewayMetrics(),
+        configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets),
         replicaListener: (any ReplicaListener)? = nil, authenticator: BearerAuthenticator? = nil, vendorCredentials: VendorCredentialStore? = nil
     ) {
         self.vendorCredentials = vendorCredentials

@@ -6,35 +6,54 @@ import Synchronization
 /// per server, so tests and embedded servers do not share counters).
 ///
 /// What is here is what the layers below the application report: requests (through each
-/// loop's `RequestMetrics`), origin exchanges, Redis failures, and the cache events whose
-/// counters are made once because hits count them. The application adds its own
-/// (rate limits, renders, breakers, sign-in, …) in extensions in its targets, on `counter`
-/// and `timer`.
+/// loop's `RequestMetrics`), origin exchanges and Redis failures. The application adds its
+/// own (cache events, rate limits, renders, breakers, sign-in, …) in extensions in its
+/// targets, on `counter`, `timer` and ``count(_:_:_:)``, whose counters it names up front
+/// (`init(presets:)`) when a hot path counts them.
 ///
 /// Thread-safe. Hot paths do not look metrics up here per request: each loop keeps its
 /// handles in a `RequestMetrics`.
 public final class GatewayMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     package let factory: PrometheusMetricsFactory
-    /// Cache event counters of the caches read on every request, made once (a lookup by
-    /// two static strings costs no allocation; making a counter does).
-    private let cacheEvents: [CacheEvent: CoreMetrics.Counter]
-    /// The same events counted again where they can be read back (`GET /admin/cache`).
-    private let cacheTallies: [CacheEvent: Tally]
-    package static let pageCacheEventNames = ["hit", "stale", "miss", "expired", "stale_if_error", "eviction", "prefetch"]
-    package static let imageCacheEventNames = ["hit", "miss", "eviction"]
-    package static let sharedPageEventNames = ["hit", "hit_after_wait", "stale", "miss", "error", "refresh_deferred"]
+    /// The preset counters, made once at start: a lookup by static strings costs no
+    /// allocation (making a counter does), and no lock.
+    private let presets: [PresetKey: PresetCounter]
+    /// Counters of ``count(_:_:_:)`` that were not preset, made on first use.
+    private let others = Mutex<[PresetKey: PresetCounter]>([:])
 
-    private final class Tally: Sendable {
-        let count = Atomic<Int>(0)
+    /// A family of counters made up front: `label` with two dimensions, for each value of the
+    /// first every value of the second in `values`.
+    public struct Preset: Sendable {
+        public let label: String
+        public let dimensions: (String, String)
+        public let values: [(String, [String])]
+
+        public init(label: String, dimensions: (String, String), values: [(String, [String])]) {
+            self.label = label
+            self.dimensions = dimensions
+            self.values = values
+        }
     }
 
-    private struct CacheEvent: Hashable {
-        let cache: String
-        let event: String
+    /// One counter of ``count(_:_:_:)`` and its tally, which can be read back (``countedSoFar(_:_:)``).
+    private final class PresetCounter: Sendable {
+        let counter: CoreMetrics.Counter
+        let tally = Atomic<Int>(0)
+
+        init(_ counter: CoreMetrics.Counter) {
+            self.counter = counter
+        }
     }
 
-    public init() {
+    private struct PresetKey: Hashable {
+        let label: String
+        let first: String
+        let second: String
+    }
+
+    /// A registry with the counters of `presets` made (each at 0, so they show from the start).
+    public init(presets: [Preset] = []) {
         registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
@@ -43,21 +62,17 @@ public final class GatewayMetrics: Sendable {
             .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
         ]
         self.factory = factory
-        var events: [CacheEvent: CoreMetrics.Counter] = [:]
-        var tallies: [CacheEvent: Tally] = [:]
-        let kinds = [
-            ("page", Self.pageCacheEventNames), ("image_memory", Self.imageCacheEventNames), ("image_disk", Self.imageCacheEventNames),
-            ("page_shared", Self.sharedPageEventNames),
-        ]
-        for (cache, names) in kinds {
-            for event in names {
-                events[CacheEvent(cache: cache, event: event)] = CoreMetrics.Counter(
-                    label: "gateway_cache_events_total", dimensions: [("cache", cache), ("event", event)], factory: factory)
-                tallies[CacheEvent(cache: cache, event: event)] = Tally()
+        var made: [PresetKey: PresetCounter] = [:]
+        for preset in presets {
+            for (first, seconds) in preset.values {
+                for second in seconds {
+                    made[PresetKey(label: preset.label, first: first, second: second)] = PresetCounter(
+                        CoreMetrics.Counter(
+                            label: preset.label, dimensions: [(preset.dimensions.0, first), (preset.dimensions.1, second)], factory: factory))
+                }
             }
         }
-        cacheEvents = events
-        cacheTallies = tallies
+        self.presets = made
     }
 
     package func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
@@ -68,20 +83,30 @@ public final class GatewayMetrics: Sendable {
         CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
     }
 
-    /// Counts one cache event (`hit`, `miss`, `stale`, `eviction`, …) of `cache`.
-    public func cacheEvent(_ event: String, cache: String) {
-        let key = CacheEvent(cache: cache, event: event)
-        if let counter = cacheEvents[key] {
-            counter.increment()
-            cacheTallies[key]?.count.add(1, ordering: .relaxed)
-        } else {
-            counter("gateway_cache_events_total", [("cache", cache), ("event", event)]).increment()
-        }
+    /// Counts one on `label` with two dimensions (`(name, value)`): a preset counter without
+    /// a lock or an allocation, another made once, under a lock, on first use.
+    package func count(_ label: String, _ first: (String, String), _ second: (String, String)) {
+        let counted = counter(label, first, second)
+        counted.counter.increment()
+        counted.tally.add(1, ordering: .relaxed)
     }
 
-    /// How many `event`s of `cache` were counted (the events made at start only).
-    package func cacheEventCount(_ event: String, cache: String) -> Int {
-        cacheTallies[CacheEvent(cache: cache, event: event)]?.count.load(ordering: .relaxed) ?? 0
+    /// How many were counted on `label` with these dimensions so far (by ``count(_:_:_:)``).
+    package func countedSoFar(_ label: String, _ first: (String, String), _ second: (String, String)) -> Int {
+        let key = PresetKey(label: label, first: first.1, second: second.1)
+        if let preset = presets[key] { return preset.tally.load(ordering: .relaxed) }
+        return others.withLock { $0[key] }?.tally.load(ordering: .relaxed) ?? 0
+    }
+
+    private func counter(_ label: String, _ first: (String, String), _ second: (String, String)) -> PresetCounter {
+        let key = PresetKey(label: label, first: first.1, second: second.1)
+        if let preset = presets[key] { return preset }
+        return others.withLock { made in
+            if let existing = made[key] { return existing }
+            let counter = PresetCounter(CoreMetrics.Counter(label: label, dimensions: [first, second], factory: factory))
+            made[key] = counter
+            return counter
+        }
     }
 
     /// Counts one request to the origin: `outcome` is the status code or the failure's

@@ -160,7 +160,7 @@ extension IntegrationTests {
             configuration.images.cacheDirectory = directory
             adminConfiguration(&configuration)
             configuration.admin.metricsOnAdmin = metricsOnAdmin
-            let metrics = GatewayMetrics()
+            let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
             let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
             let server = GatewayServer(configuration: configuration, router: routes.router, logger: .quiet("admin-gateway"), metrics: metrics)
             try server.start()

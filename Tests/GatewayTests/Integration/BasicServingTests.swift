@@ -164,7 +164,7 @@ extension IntegrationTests {
         }
 
         @Test func aClientThatLeavesBeforeTheReplyDoesNoHarm() async throws {
-            let metrics = GatewayMetrics()
+            let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
             try await TestServer.with(router: TestRoutes.router(metrics: metrics), metrics: metrics, threads: 1) { server in
                 let port = server.port
                 try await offPool {

@@ -165,7 +165,7 @@ extension IntegrationTests {
             let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("gw-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: cacheDirectory) }
             configuration.images.cacheDirectory = cacheDirectory.path
-            let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: GatewayMetrics())
+            let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: GatewayMetrics(presets: GatewayMetrics.gatewayPresets))
             let gateway = GatewayServer(configuration: configuration, router: routes.router, logger: .quiet("gateway"))
             try gateway.start()
             defer { gateway.shutdown() }

@@ -149,7 +149,7 @@ extension IntegrationTests.HTTP2 {
     /// the last stream taken; the stream in progress finishes, then the connection closes.
     @Test func drainIsTwoStep() async throws {
         let configuration = GatewayConfiguration.loopback(threads: 1)
-        let server = GatewayServer(configuration: configuration, router: TestRoutes.router(), logger: .quiet("h2-drain"), metrics: GatewayMetrics())
+        let server = GatewayServer(configuration: configuration, router: TestRoutes.router(), logger: .quiet("h2-drain"), metrics: GatewayMetrics(presets: GatewayMetrics.gatewayPresets))
         try server.start()
         let port = server.port
         let (slow, goaway, ended) = try await offPool {

@@ -249,7 +249,7 @@ extension IntegrationTests {
         /// Metrics and access lines name the protocol: HTTP/2 streams are counted apart from
         /// HTTP/1.1 requests of the same route.
         @Test func metricsCountEachProtocol() async throws {
-            let metrics = GatewayMetrics()
+            let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
             try await TestServer.with(router: TestRoutes.router(metrics: metrics), metrics: metrics) { server in
                 let port = server.port
                 try await offPool {

@@ -207,7 +207,7 @@ extension IntegrationTests.Images {
                 if name == "relative" { return GatewayResponse(status: 301, headers: ["Location": "to-origin"]) }
                 return GatewayResponse(status: 307, headers: ["Location": targets[name] ?? "/nowhere"])
             })
-            server = GatewayServer(configuration: configuration, router: router, logger: .quiet("redirector"), metrics: GatewayMetrics())
+            server = GatewayServer(configuration: configuration, router: router, logger: .quiet("redirector"), metrics: GatewayMetrics(presets: GatewayMetrics.gatewayPresets))
             try server.start()
         }
     }

@@ -6,7 +6,7 @@ import TestSupport
 extension IntegrationTests {
     @Suite struct Metrics {
         @Test func requestsAreCountedByRoutePatternMethodAndStatus() async throws {
-            let metrics = GatewayMetrics()
+            let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
             try await TestServer.with(router: TestRoutes.router(metrics: metrics), metrics: metrics) { server in
                 let port = server.port
                 let (text, identity, gzip) = try await offPool { () -> (String, Int, Int) in
@@ -35,7 +35,7 @@ extension IntegrationTests {
         }
 
         @Test func originOutcomesAreCounted() async throws {
-            let metrics = GatewayMetrics()
+            let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
             let origin = try TestOrigin()
             let client = try TestOriginClient(metrics: metrics)
             let down = try TestOrigin()

@@ -39,7 +39,7 @@ extension IntegrationTests {
         static func gateway(_ origin: TracingOrigin, handler: BatchedLogHandler? = nil) throws -> GatewayServer {
             var configuration = GatewayConfiguration.loopback()
             configuration.origin.url = "http://127.0.0.1:\(origin.server.port)"
-            let metrics = GatewayMetrics()
+            let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
             let reads = ProductReads(
                 endpoint: try OriginEndpoint(url: configuration.origin.url!), generation: .v1, configuration: configuration.readPath,
                 compression: configuration.compression, metrics: metrics)

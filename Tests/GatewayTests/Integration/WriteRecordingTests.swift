@@ -54,7 +54,7 @@ extension IntegrationTests {
 
             var configuration = GatewayConfiguration.loopback()
             configuration.origin.url = "http://127.0.0.1:\(origin.server.port)"
-            let metrics = GatewayMetrics()
+            let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
             let reads = ProductReads(
                 endpoint: try OriginEndpoint(url: configuration.origin.url!), generation: .v1, configuration: configuration.readPath,
                 compression: configuration.compression, metrics: metrics)

@@ -63,7 +63,7 @@ struct ImageHarness {
 
     /// A gateway on `configuration`, started.
     static func startGateway(_ configuration: GatewayConfiguration, logger: Logger) throws -> (GatewayServer, ImageReads) {
-        let metrics = GatewayMetrics()
+        let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
         let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
         let server = GatewayServer(configuration: configuration, router: routes.router, logger: logger, metrics: metrics)
         try server.start()

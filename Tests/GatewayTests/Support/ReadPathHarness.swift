@@ -46,7 +46,7 @@ struct ReadPathHarness {
         if generation != .v1 { configuration.origin.vendorIdentifier = demoConfiguration.vendors.first?.identifier }
         configuration.images.cacheDirectory = directory
         configure(&configuration)
-        let metrics = GatewayMetrics()
+        let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
         let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics, logger: gatewayLogger ?? logger)
         let server = GatewayServer(
             configuration: configuration, router: routes.router, logger: gatewayLogger ?? logger, metrics: metrics, authenticator: routes.authenticator,

@@ -72,7 +72,7 @@ final class ReplicaHarness: Sendable {
     func start(_ configure: (inout GatewayConfiguration) -> Void = { _ in }) throws -> Replica {
         var configuration = configuration()
         configure(&configuration)
-        let metrics = GatewayMetrics()
+        let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
         let routes = try GatewayApplication.originRoutes(configuration: configuration, metrics: metrics)
         let server = GatewayServer(
             configuration: configuration, router: routes.router, logger: .quiet("replica"), metrics: metrics, replicaListener: routes.replicaListener)

@@ -14,7 +14,7 @@ struct TestServer {
     /// Starts `router` (the gateway's own routes when nil) with `configure` applied to a
     /// loopback configuration, runs `body`, and shuts the server down whatever happens.
     static func with<T>(
-        router: Router? = nil, metrics: GatewayMetrics = GatewayMetrics(), threads: Int = 2,
+        router: Router? = nil, metrics: GatewayMetrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets), threads: Int = 2,
         configure: (inout GatewayConfiguration) -> Void = { _ in },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
@@ -35,7 +35,7 @@ struct TestServer {
 
 /// Routes the transport tests need besides the gateway's own.
 enum TestRoutes {
-    static func router(metrics: GatewayMetrics = GatewayMetrics()) -> Router {
+    static func router(metrics: GatewayMetrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)) -> Router {
         var router = GatewayApplication.router(metrics: metrics)
         router.add(.post, "/echo", .immediate { request, _ in
             GatewayResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: request.body)

@@ -14,7 +14,7 @@ import GatewaySupport
     }
 
     @Test func runsHalfTheOriginConnectionsAtOnceAndQueuesTheRestInOrder() {
-        let metrics = GatewayMetrics()
+        let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
         let lane = PrefetchLane(originConnections: 4, maxQueued: 2, metrics: metrics)
         #expect(lane.concurrency == 2)
         #expect(PrefetchLane(originConnections: 1, metrics: metrics).concurrency == 1)
@@ -50,7 +50,7 @@ import GatewaySupport
 
     /// Waiting pages and details start before waiting images, whatever the order they came in.
     @Test func waitingPagesAndDetailsGoBeforeImages() {
-        let lane = PrefetchLane(originConnections: 2, metrics: GatewayMetrics())
+        let lane = PrefetchLane(originConnections: 2, metrics: GatewayMetrics(presets: GatewayMetrics.gatewayPresets))
         let ends = Locked<[@Sendable () -> Void]>([])
         let order = Locked<[String]>([])
         for (kind, name) in [(PrefetchLane.Kind.image, "image 1"), (.image, "image 2"), (.page, "page"), (.image, "image 3"), (.detail, "detail")] {
@@ -71,7 +71,7 @@ import GatewaySupport
 
     /// Ten seconds after any origin failure, whatever succeeded meanwhile.
     @Test func admitsNothingWhileTheOriginFails() {
-        let metrics = GatewayMetrics()
+        let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
         let lane = PrefetchLane(originConnections: 32, metrics: metrics)
         let start = ContinuousClock.now
         lane.originFailed(now: start)
@@ -91,7 +91,7 @@ import GatewaySupport
     /// Sources fetched ahead count as used when a client's render reads them, as wasted when
     /// ten minutes pass first or the table overflows.
     @Test func fetchedAheadSourcesCountUsedAndWasted() {
-        let metrics = GatewayMetrics()
+        let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
         let sources = FetchedAheadSources(metrics: metrics)
         let start = ContinuousClock.now
         sources.remember("http://a/1.png", now: start)
@@ -114,7 +114,7 @@ import GatewaySupport
     /// A page stored by a prefetch counts `used` at its first read only, `wasted` when it
     /// leaves unread.
     @Test func prefetchMarksCountOnce() {
-        let metrics = GatewayMetrics()
+        let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
         do {
             let read = PrefetchMark(kind: "detail", metrics: metrics)
             read.used()

@@ -66,7 +66,7 @@ import Testing
         configure(&configuration)
         let reads = ProductReads(
             endpoint: try OriginEndpoint(url: "http://origin.test"), generation: .v1, configuration: configuration, compression: ResponseCompression(),
-            metrics: GatewayMetrics(), backoff: backoff)
+            metrics: GatewayMetrics(presets: GatewayMetrics.gatewayPresets), backoff: backoff)
         var router = Router()
         reads.register(in: &router)
         return (HandlerHarness(router: router, answer: v1Origin), reads)

@@ -16,7 +16,7 @@ import Testing
 
     static func harness(_ generation: OriginGeneration, answer: @escaping FakeOrigin.Answer) throws -> HandlerHarness {
         let endpoint = try OriginEndpoint(url: "http://origin.test")
-        let reads = ProductReads(endpoint: endpoint, generation: generation, configuration: ReadPathConfiguration(), compression: ResponseCompression(), metrics: GatewayMetrics())
+        let reads = ProductReads(endpoint: endpoint, generation: generation, configuration: ReadPathConfiguration(), compression: ResponseCompression(), metrics: GatewayMetrics(presets: GatewayMetrics.gatewayPresets))
         let writes = ProductWrites(endpoint: endpoint, generation: generation, vendorIdentifier: vendor, reads: reads)
         var router = Router()
         reads.register(in: &router)
