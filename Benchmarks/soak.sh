@@ -58,4 +58,8 @@ for pid in $gateway $gateway2; do
     if ! kill -0 "$pid" 2>/dev/null; then echo "soak: gateway $pid died"; tail -20 "$work"/gateway*.log; status=1; fi
 done
 echo "soak: gateway log lines (warnings and up): $(wc -l <"$work/gateway.log")${gateway2:+; the HTTP/2 gateway: $(wc -l <"$work/gateway2.log")}"
+for log in "$work"/gateway*.log; do
+    echo "soak: the first lines of $(basename "$log"):"
+    head -20 "$log" | cut -c1-400
+done
 exit $status
