@@ -17,6 +17,7 @@ import json
 import os
 import random
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -48,7 +49,15 @@ PHASE = float(os.environ.get("PHASE_SECONDS", 60))
 
 
 def connection(base):
+    """An HTTP/1.1 connection; over TLS (ALPN http/1.1, the soak's certificate unchecked) for an
+    https URL."""
     parts = urllib.parse.urlsplit(base)
+    if parts.scheme == "https":
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        context.set_alpn_protocols(["http/1.1"])
+        return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=15, context=context)
     return http.client.HTTPConnection(parts.hostname, parts.port, timeout=15)
 
 
@@ -81,24 +90,26 @@ def pick_path(rng, conn, kind):
     return thumbnails[0] if thumbnails else None
 
 
-def reader(worker):
+def reader(worker, base=GATEWAY, kind="GET"):
+    """HTTP/1.1 reads, one at a time on a keep-alive connection (to `base`: over TLS for the
+    HTTP/2 gateway's URL, counted as `kind`)."""
     rng = random.Random(worker)
-    conn = connection(GATEWAY)
+    conn = connection(base)
     etags = {}
     while time.monotonic() < stop_at:
         try:
-            path = pick_path(rng, conn, "GET")
+            path = pick_path(rng, conn, kind)
             if path is None:
                 continue
             headers = {"If-None-Match": etags[path]} if path in etags and rng.random() < 0.3 else {}
             status, etag, _ = call(conn, "GET", path, headers=headers)
             if etag:
                 etags[path] = etag
-            record("GET", status)
+            record(kind, status)
         except CLIENT_ERRORS:
-            record("GET", "connection error")
+            record(kind, "connection error")
             conn.close()
-            conn = connection(GATEWAY)
+            conn = connection(base)
 
 
 def h2_reader(worker):
@@ -293,11 +304,13 @@ _, _, _before = call(_conn, "GET", "/__admin/catalogue")
 BASELINE_ID = max(item["id"] for item in json.loads(_before)["items"])
 _conn.close()
 
-# With an HTTP/2 gateway: three of the eight readers, one of the two writers and a pair of
-# misbehaving clients use it.
-plain_readers = 5 if H2_GATEWAY else 8
+# With the TLS gateway: three of the eight readers over HTTP/2 and one over HTTP/1.1, one of
+# the two writers and a pair of misbehaving clients use it.
+plain_readers = 4 if H2_GATEWAY else 8
 threads = [threading.Thread(target=reader, args=(n,)) for n in range(plain_readers)]
-threads += [threading.Thread(target=h2_reader, args=(n,)) for n in range(8 - plain_readers)]
+if H2_GATEWAY:
+    threads.append(threading.Thread(target=reader, args=(plain_readers, H2_GATEWAY, "TLS GET")))
+    threads += [threading.Thread(target=h2_reader, args=(n,)) for n in range(3)]
 threads += [threading.Thread(target=writer, args=(n, H2_GATEWAY is not None and n == 1)) for n in range(2)]
 threads += [threading.Thread(target=slow_client), threading.Thread(target=faults), threading.Thread(target=sampler)]
 if H2_GATEWAY:
