@@ -61,6 +61,11 @@ extension IntegrationTests {
                 configuration.origin.vendorIdentifier = Self.second.identifier
             }, logger: logger) { harness in
                 #expect(try await poll(for: .seconds(5)) { provider.keySetFetches == 1 })
+                // The provider counts its answer before the gateway has read and taken the set,
+                // and a token sent before that gets 503 (seen once in a full TSan run): wait for
+                // the gateway's keys to be fresh (not through /readyz, which would probe the
+                // origin these tests count).
+                #expect(try await poll(every: .milliseconds(10), for: .seconds(5)) { harness.authKeys?.status == .fresh })
                 try await body(provider, harness, logs)
             }
         }

@@ -15,6 +15,8 @@ struct ReadPathHarness {
     let server: GatewayServer
     let metrics: GatewayMetrics
     let reads: ProductReads
+    /// With sign-in configured: the gateway's key set (its `status` says when it is loaded).
+    var authKeys: AuthKeys? = nil
     var port: Int { server.port }
 
     /// Waits (up to 3 s) until `condition` holds; returns whether it did.
@@ -57,7 +59,7 @@ struct ReadPathHarness {
             origin.shutdown()
             try? FileManager.default.removeItem(atPath: directory)
         }
-        try await body(ReadPathHarness(origin: origin, server: server, metrics: metrics, reads: routes.reads))
+        try await body(ReadPathHarness(origin: origin, server: server, metrics: metrics, reads: routes.reads, authKeys: routes.authenticator?.keys))
     }
 }
 
