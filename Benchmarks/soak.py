@@ -17,7 +17,6 @@ import json
 import os
 import random
 import socket
-import ssl
 import sys
 import threading
 import time
@@ -53,11 +52,7 @@ def connection(base):
     https URL."""
     parts = urllib.parse.urlsplit(base)
     if parts.scheme == "https":
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        context.set_alpn_protocols(["http/1.1"])
-        return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=15, context=context)
+        return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=15, context=soak_h2.tls_context("http/1.1"))
     return http.client.HTTPConnection(parts.hostname, parts.port, timeout=15)
 
 

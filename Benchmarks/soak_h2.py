@@ -22,12 +22,13 @@ import h2.settings
 ERRORS = (OSError, h2.exceptions.ProtocolError, h2.exceptions.StreamClosedError)
 
 
-def tls_context():
-    """TLS 1.2 or later with ALPN h2 only; the soak's throwaway certificate is not checked."""
+def tls_context(protocol="h2"):
+    """TLS 1.2 or later offering only `protocol` by ALPN; the soak's throwaway certificate is
+    not checked."""
     context = ssl.create_default_context()
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
-    context.set_alpn_protocols(["h2"])
+    context.set_alpn_protocols([protocol])
     return context
 
 
