@@ -41,8 +41,8 @@ extension HTTP2Connection {
         case .checkStreams:
             break
         }
-        for stream in streams.values where stream.phase == .body && machine.bodyTimedOut(lastProgress: stream.lastProgress, now: now) {
-            refuse(stream, GatewayError(status: 408, detail: "The request body made no progress in time."))
+        for stream in streams.values {
+            if let refusal = stream.state.deadlineFired(now: now) { refuse(stream, GatewayError(refusal)) }
         }
         if flowControlStalled(now: now) { return endAfterOutput() }
         sendPending()
@@ -54,10 +54,10 @@ extension HTTP2Connection {
     /// (GOAWAY(ENHANCE_YOUR_CALM), then close). True when the session ended.
     private func flowControlStalled(now: ContinuousClock.Instant) -> Bool {
         var waiting = false
-        for stream in streams.values where stream.answerOffset < stream.answerBody.count {
+        for stream in streams.values where stream.answerWaiting {
             waiting = true
             let closed = nghttp2_session_get_stream_remote_window_size(session, stream.id) <= 0
-            if machine.streamWindow(closed: closed, stalledSince: &stream.stalledSince, now: now) {
+            if stream.state.windowChecked(closed: closed, now: now) {
                 nghttp2_submit_rst_stream(
                     session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, HTTP2ConnectionStateMachine.ErrorCode.cancel.rawValue)
             }

@@ -10,30 +10,20 @@ import GatewaySupport
 /// classification, its stored answer, or the request handed to it; and each answer submitted
 /// to nghttp2 on its stream.
 extension HTTP2Connection {
-    /// The head of `stream` is read. Without a body the request is handled now; with one,
-    /// the head is checked first (fields over the limit: 431; a target too long: 414; a
-    /// declared length over the route's limit: 413), and the body limit becomes the route's.
-    func headEnded(_ stream: HTTP2Stream, endStream: Bool) {
-        let limits = server.core.requestLimits
-        if stream.fields.isOverLimit {
-            return refuse(stream, GatewayError(status: 431, detail: "The request's header fields are larger than \(limits.maxHeadBytes) bytes."))
-        }
-        if endStream {
-            stream.phase = .answered
-            return handle(stream)
-        }
-        stream.phase = .body
-        stream.lastProgress = .now
-        switch stream.fields.head(limits: limits) {
-        case .head(let head):
-            stream.maxBodyBytes = head.maxBodyBytes
-        case .failure(let error):
-            return refuse(stream, Self.problem(error))
-        case .needMore, .complete:
-            return refuse(stream, GatewayError(status: 400, detail: "The request head is malformed."))
-        }
-        if let declared = stream.fields.declaredContentLength, declared > stream.maxBodyBytes {
-            refuse(stream, GatewayError(status: 413, detail: "The request body is larger than \(stream.maxBodyBytes) bytes."))
+    /// Carries out what the stream's machine decided when a header block or the body
+    /// ended: reads the head and reports it (the route's body limit, a malformed head or a
+    /// declared length over the limit), hands the whole request on, or refuses it.
+    func run(_ step: HTTP2StreamStateMachine.Step, on stream: HTTP2Stream) {
+        switch step {
+        case .none:
+            return
+        case .readHead:
+            let head = stream.fields.head(limits: server.core.requestLimits)
+            run(stream.state.headRead(head, declaredContentLength: stream.fields.declaredContentLength), on: stream)
+        case .handle:
+            handle(stream)
+        case .refuse(let refusal):
+            refuse(stream, GatewayError(refusal))
         }
     }
 
@@ -167,11 +157,9 @@ extension HTTP2Connection {
     }
 
     /// Answers `stream` with `problem` before its request was handed on (or while its body
-    /// still arrives: the stream is then reset once the answer is out).
+    /// still arrives: the machine then resets the stream once the answer is out).
     func refuse(_ stream: HTTP2Stream, _ problem: GatewayError) {
-        let stillSending = stream.phase != .answered && nghttp2_session_get_stream_remote_close(session, stream.id) == 0
-        stream.phase = .answered
-        stream.resetAfterAnswer = stillSending
+        stream.state.refused()
         let requestID = RequestID.accept(stream.fields.requestID.map { String(decoding: $0, as: UTF8.self) })
         let traceID = TraceContext.from(traceparent: stream.fields.traceparent.map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
         let isHead = stream.fields.hasMethod("HEAD")
@@ -189,4 +177,11 @@ extension HTTP2Connection {
 
     private static let dateName = Array("date".utf8)
     private static let contentLengthName = Array("content-length".utf8)
+}
+
+extension GatewayError {
+    /// The problem a stream's machine refused the request with.
+    init(_ refusal: HTTP2StreamStateMachine.Refusal) {
+        self.init(status: refusal.status, detail: refusal.detail)
+    }
 }

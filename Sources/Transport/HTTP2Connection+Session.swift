@@ -23,43 +23,41 @@ extension HTTP2Connection {
         return 0
     }
 
-    /// A request's HEADERS began: a new stream.
+    /// A request's HEADERS began: a new stream, held to the connection's limits and the
+    /// server's body limit until its route is known.
     func headersBegan(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
-        let limits = server.core.requestLimits
         let id = frame.pointee.hd.stream_id
+        let state = HTTP2StreamStateMachine(limits: machine.limits, maxBodyBytes: server.core.requestLimits.maxBodyBytes, now: .now)
         if let spare = spareStreams.popLast() {
-            spare.reuse(id: id, maxBodyBytes: limits.maxBodyBytes)
+            spare.reuse(id: id, state: state)
             streams[id] = spare
         } else {
-            streams[id] = HTTP2Stream(id: id, maxHeaderListSize: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes)
+            streams[id] = HTTP2Stream(id: id, state: state)
         }
         return 0
     }
 
-    /// One header field. Past the header list limit fields are counted, not kept; far past
-    /// it (an HPACK bomb: small blocks that decode to much) the connection ends. A trailer
-    /// field (after the body) is counted and discarded, under the same two bounds.
+    /// One header field: the stream's machine says whether it is the request's (kept until
+    /// the header list passes its limit) or a trailer (counted and dropped), and ends the
+    /// session for an HPACK bomb.
     func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
         guard let stream = streams[frame.pointee.hd.stream_id] else { return 0 }
-        let size: Int
-        if stream.phase == .head {
+        switch stream.state.fieldDecoded(nameLength: name.count, valueLength: value.count) {
+        case .request:
             stream.fields.add(name: name, value: value)
-            size = stream.fields.headerListSize
-        } else {
-            // "name: value\r\n", as the HTTP/1.1 decoder counts a trailer line.
-            stream.trailerBytes += name.count + value.count + 4
-            size = stream.trailerBytes
-        }
-        if size > 16 * server.core.requestLimits.maxHeadBytes {
-            nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        case .drop:
+            break
+        case .terminate(let error):
+            nghttp2_session_terminate_session(session, error.rawValue)
             return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
         return 0
     }
 
-    /// A whole frame arrived: a request's head (answered when it has no body, else checked
-    /// against the limits), the end of its body, or the ACK of the drain's PING.
+    /// A whole frame arrived: the end of a header block or of a body, which the stream's
+    /// machine turns into a step (`run`), a client's reset (the rapid-reset bucket), or the
+    /// ACK of the drain's PING.
     func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
         let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
@@ -67,26 +65,10 @@ extension HTTP2Connection {
         case UInt8(NGHTTP2_HEADERS.rawValue):
             guard let stream = streams[header.stream_id] else { return 0 }
             machine.headerBlockEnded()
-            switch stream.phase {
-            case .head:
-                headEnded(stream, endStream: endStream)
-            case .body:
-                // Trailers: nghttp2 lets them through only with END_STREAM, which ends the
-                // body; over the head's limit, 431 as HTTP/1.1 answers.
-                guard endStream else { return 0 }
-                if stream.trailerBytes > server.core.requestLimits.maxHeadBytes {
-                    refuse(stream, GatewayError(status: RequestError.headTooLarge.status, detail: RequestError.headTooLarge.detail))
-                } else {
-                    stream.phase = .answered
-                    handle(stream)
-                }
-            case .answered:
-                break
-            }
+            run(stream.state.headersEnded(endStream: endStream, now: .now), on: stream)
         case UInt8(NGHTTP2_DATA.rawValue):
-            guard endStream, let stream = streams[header.stream_id], stream.phase == .body else { return 0 }
-            stream.phase = .answered
-            handle(stream)
+            guard endStream, let stream = streams[header.stream_id] else { return 0 }
+            run(stream.state.dataEnded(), on: stream)
         case UInt8(NGHTTP2_PING.rawValue):
             if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { pingAcknowledged() }
         case UInt8(NGHTTP2_RST_STREAM.rawValue):
@@ -97,29 +79,29 @@ extension HTTP2Connection {
         return 0
     }
 
-    /// Body bytes of a stream; past the route's limit, 413 and the rest dropped.
+    /// Body bytes of a stream: appended while its body is read, and past the route's limit
+    /// 413 with the rest dropped.
     func dataReceived(_ streamID: Int32, _ data: UnsafeRawBufferPointer) -> Int32 {
-        guard let stream = streams[streamID], stream.phase == .body else { return 0 }
-        guard stream.fields.bodyCount + data.count <= stream.maxBodyBytes else {
-            refuse(stream, GatewayError(status: 413, detail: "The request body is larger than \(stream.maxBodyBytes) bytes."))
-            return 0
+        guard let stream = streams[streamID] else { return 0 }
+        switch stream.state.dataReceived(count: data.count, now: .now) {
+        case .append:
+            stream.fields.appendBody(data)
+        case .drop:
+            break
+        case .refuse(let refusal):
+            refuse(stream, GatewayError(refusal))
         }
-        stream.fields.appendBody(data)
-        stream.lastProgress = .now
         return 0
     }
 
-    /// A frame went out: after a refused stream's answer, the stream is reset (NO_ERROR), so
-    /// the client stops sending a body nobody reads (RFC 9113 §8.1).
+    /// A frame went out: after the last frame of a refused stream's answer, the stream is reset
+    /// (NO_ERROR) when its machine says the client is still sending (RFC 9113 §8.1).
     func frameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
         guard header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, let stream = streams[header.stream_id],
-              stream.resetAfterAnswer
+              stream.state.answerEnded()
         else { return 0 }
-        stream.resetAfterAnswer = false
-        if nghttp2_session_get_stream_remote_close(session, header.stream_id) == 0 {
-            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), header.stream_id, NGHTTP2_NO_ERROR.rawValue)
-        }
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), header.stream_id, NGHTTP2_NO_ERROR.rawValue)
         return 0
     }
 

@@ -114,23 +114,11 @@ import Testing
         #expect(m.deadlineFired(quiet: false, outputQueued: false, now: t0 + .seconds(60)) == .checkStreams)
     }
 
-    @Test func bodiesAreTimed() {
-        let m = machine()
-        #expect(!m.bodyTimedOut(lastProgress: t0, now: t0 + .seconds(30)))
-        #expect(m.bodyTimedOut(lastProgress: t0, now: t0 + .seconds(30) + .milliseconds(1)))
-    }
-
-    /// A window at 0 with an answer waiting: a stream's past the write deadline is reset, the
-    /// connection's ends the session; a window that opens, or nothing waiting, starts over.
+    /// The connection's window at 0 with answers waiting past the write deadline ends the
+    /// session; a window that opens, or nothing waiting, starts over. (A stream's own window
+    /// is its machine's: HTTP2StreamStateMachineTests.)
     @Test func closedWindowsAreTimed() {
         var m = machine()
-        var since: ContinuousClock.Instant?
-        #expect(!m.streamWindow(closed: true, stalledSince: &since, now: t0))
-        #expect(since == t0)
-        #expect(!m.streamWindow(closed: true, stalledSince: &since, now: t0 + .seconds(5)))
-        #expect(m.streamWindow(closed: true, stalledSince: &since, now: t0 + .seconds(6)))
-        #expect(!m.streamWindow(closed: false, stalledSince: &since, now: t0 + .seconds(7)))
-        #expect(since == nil)
         #expect(m.connectionWindow(closed: true, answersWaiting: true, now: t0) == nil)
         #expect(m.connectionStalledSince == t0)
         #expect(m.connectionWindow(closed: true, answersWaiting: false, now: t0 + .seconds(3)) == nil)

@@ -8,8 +8,7 @@
 /// - a header block's size while it arrives (GOAWAY(ENHANCE_YOUR_CALM) past twice the head
 ///   limit, before HPACK decodes it) and its deadline (a block that never ends);
 /// - rapid reset (a token bucket of `resetBurst`, refilled at `resetRate` per second);
-/// - the write deadline, and the zero-window deadline of the connection and of each stream;
-/// - a request body's deadline;
+/// - the write deadline, and the zero-window deadline of the connection;
 /// - the two-step drain (a notice and a PING, the final GOAWAY on its ACK);
 /// - idling: a second into it the driver gives its buffers back, and at the idle deadline the
 ///   connection ends with GOAWAY.
@@ -22,9 +21,8 @@
 ///   ``clientResetStream(now:)`` for each RST_STREAM received, ``wrote(now:)`` when output made
 ///   progress, ``drainBegan(quiet:)`` and ``pingAcknowledged()`` for the drain, and
 ///   ``deadline(quiet:now:)`` / ``deadlineFired(quiet:outputQueued:now:)`` for its one timer.
-///   Per stream, ``bodyTimedOut(lastProgress:now:)`` and
-///   ``streamWindow(closed:stalledSince:now:)``; per connection,
-///   ``connectionWindow(closed:answersWaiting:now:)``.
+///   Per connection, ``connectionWindow(closed:answersWaiting:now:)``; each stream's own
+///   bounds (its fields, its body and its deadlines) are its `HTTP2StreamStateMachine`'s.
 /// - `quiet` is the driver's fact "no stream is open, nothing is queued or wanted to be
 ///   written".
 /// - Nothing is allocated but ``initialSettings``' list, once per connection: the machine and
@@ -218,24 +216,6 @@ public struct HTTP2ConnectionStateMachine: Sendable {
         if outputQueued && now - lastWrite > limits.writeTimeout { return .tearDown }
         if let started = headerBlockStarted, now - started > limits.headerTimeout { return .terminate(.protocolError) }
         return .checkStreams
-    }
-
-    /// Whether a request body that last grew at `lastProgress` missed its deadline (408).
-    public func bodyTimedOut(lastProgress: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Bool {
-        now - lastProgress > limits.bodyTimeout
-    }
-
-    /// A stream with its answer unsent: whether its window is `closed` (0 or less) is
-    /// tracked in `stalledSince` (the stream's own). True when it stayed closed past the
-    /// write deadline: the driver resets the stream (CANCEL).
-    public func streamWindow(closed: Bool, stalledSince: inout ContinuousClock.Instant?, now: ContinuousClock.Instant) -> Bool {
-        guard closed else {
-            stalledSince = nil
-            return false
-        }
-        let since = stalledSince ?? now
-        stalledSince = since
-        return now - since > limits.writeTimeout
     }
 
     /// The connection's window: `closed` (0 or less) while `answersWaiting`. Returns
