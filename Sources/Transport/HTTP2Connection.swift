@@ -15,11 +15,12 @@ import GatewaySupport
 /// what the session serialises, with stored bodies sent without copying (`HTTP2Output`), over
 /// the same `ClientSocket` the HTTP/1.1 connection drove.
 ///
-/// Bounds the library leaves to the application: the header list size (431 on the stream,
-/// or GOAWAY(ENHANCE_YOUR_CALM) for blocks far beyond it), the request body (413), the idle,
-/// header, body and write deadlines, and queued output (reading pauses past
-/// `maxOutputBytes`). nghttp2 bounds rapid resets, CONTINUATION floods and unread ACKs
-/// (`HTTP2SessionTemplate`).
+/// Bounds the library leaves to the application are decided without I/O by two machines in
+/// `HTTPCodec`, and carried out here: the connection's (`machine`: header blocks, rapid reset,
+/// the idle, header and write deadlines, the connection's window, queued output, the drain)
+/// and each stream's (`HTTP2Stream.state`: the header list size, the body limit, the body and
+/// zero-window deadlines, the reset after a refusal). nghttp2 also bounds rapid resets,
+/// CONTINUATION floods and unread ACKs (`HTTP2SessionTemplate`).
 ///
 /// Invariant: created, used and closed only on `server.loop`'s thread. The loop's connection
 /// table keeps it alive until it closes; an exchange in flight keeps it too.
@@ -36,8 +37,6 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     /// Owned; the session's allocator (CNghttp2/shim.h), deleted after the session. Its large
     /// blocks' pages are given back once the connection has idled a second (`shedIfIdle`).
     var arena: UnsafeMutablePointer<cnghttp2_arena>?
-    /// Reading paused: output past `maxOutputBytes` is queued.
-    private var readPaused = false
 
     var streams: [Int32: HTTP2Stream] = [:]
     /// Closed streams' objects, reused by the next ones (at most ``maxSpareStreams``).
@@ -70,7 +69,8 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
             limits: HTTP2ConnectionStateMachine.Limits(
                 maxHeadBytes: server.core.requestLimits.maxHeadBytes, maxConcurrentStreams: configuration.http2.maxConcurrentStreams,
                 headerTimeout: configuration.headerTimeout, bodyTimeout: configuration.bodyTimeout, writeTimeout: configuration.writeTimeout,
-                idleTimeout: configuration.idleTimeout, resetBurst: configuration.http2.streamResetBurst, resetRate: configuration.http2.streamResetRate),
+                idleTimeout: configuration.idleTimeout, resetBurst: configuration.http2.streamResetBurst, resetRate: configuration.http2.streamResetRate,
+                maxOutputBytes: configuration.maxOutputBytes),
             now: .now)
         guard let template = server.core.http2 else { return nil }
         // Unmanaged: passUnretained, for the session's user data and the socket's events (as
@@ -276,20 +276,17 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
     /// A TLS write waits on a read: reading resumes even under back-pressure (the read
     /// flushes first, and the session cannot write on without it).
     private func resumeReadingForWrite() {
-        readPaused = false
+        _ = machine.readingNeeded()
         socket.resumeReading()
     }
 
-    /// Past `maxOutputBytes` queued, nothing more is read (so no new stream is dispatched)
-    /// until the client reads its answers.
+    /// Pauses or resumes reading as the machine decides from what is queued (past
+    /// `maxOutputBytes`, no new stream is read until the client reads its answers).
     private func applyBackpressure() {
-        let full = output.byteCount > server.core.configuration.maxOutputBytes
-        if full && !readPaused {
-            readPaused = true
-            socket.pauseReading()
-        } else if !full && readPaused {
-            readPaused = false
-            socket.resumeReading()
+        switch machine.outputQueued(output.byteCount) {
+        case .pause: socket.pauseReading()
+        case .resume: socket.resumeReading()
+        case nil: break
         }
     }
 
@@ -322,10 +319,7 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
             socket.shutOutput()
         }
         socket.armTimer(.seconds(2))
-        if readPaused {
-            readPaused = false
-            socket.resumeReading()
-        }
+        if machine.readingNeeded() == .resume { socket.resumeReading() }
     }
 
     /// Lingering: reads raw bytes (TLS is not decrypted any more) and drops them.

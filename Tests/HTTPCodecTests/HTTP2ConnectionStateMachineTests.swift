@@ -8,7 +8,7 @@ import Testing
     let t0 = ContinuousClock.now
     let limits = Machine.Limits(
         maxHeadBytes: 1000, maxConcurrentStreams: 100, headerTimeout: .seconds(10), bodyTimeout: .seconds(30), writeTimeout: .seconds(5),
-        idleTimeout: .seconds(30), shedAfter: .seconds(1), resetBurst: 3, resetRate: 1)
+        idleTimeout: .seconds(30), shedAfter: .seconds(1), resetBurst: 3, resetRate: 1, maxOutputBytes: 1000)
 
     func machine() -> Machine { Machine(limits: limits, now: t0) }
 
@@ -128,5 +128,23 @@ import Testing
         #expect(m.connectionWindow(closed: true, answersWaiting: true, now: t0 + .seconds(10)) == .enhanceYourCalm)
         #expect(m.connectionWindow(closed: false, answersWaiting: true, now: t0 + .seconds(11)) == nil)
         #expect(m.connectionStalledSince == nil)
+    }
+
+    /// Reading pauses once more than the output limit waits, resumes when it no longer does,
+    /// and resumes whatever waits when the driver must read (a TLS write needs a read, or
+    /// the connection lingers); each change is reported once.
+    @Test func readingPausesPastTheOutputLimit() {
+        var m = machine()
+        #expect(m.outputQueued(1000) == nil)
+        #expect(m.outputQueued(1001) == .pause)
+        #expect(m.readingPaused)
+        #expect(m.outputQueued(5000) == nil)
+        #expect(m.outputQueued(1000) == .resume)
+        #expect(!m.readingPaused)
+        #expect(m.readingNeeded() == nil)
+        #expect(m.outputQueued(2000) == .pause)
+        #expect(m.readingNeeded() == .resume)
+        #expect(m.readingNeeded() == nil)
+        #expect(m.outputQueued(2000) == .pause)
     }
 }

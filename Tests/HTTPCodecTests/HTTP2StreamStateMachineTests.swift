@@ -29,7 +29,7 @@ import Testing
         let m = Machine(
             limits: HTTP2ConnectionStateMachine.Limits(
                 maxHeadBytes: 100, maxConcurrentStreams: 8, headerTimeout: .seconds(10), bodyTimeout: .seconds(30), writeTimeout: .seconds(5),
-                idleTimeout: .seconds(60), resetBurst: 3, resetRate: 1),
+                idleTimeout: .seconds(60), resetBurst: 3, resetRate: 1, maxOutputBytes: 1000),
             maxBodyBytes: 10, now: t0)
         #expect(m.phase == .head)
         #expect(m.maxHeadBytes == 100)

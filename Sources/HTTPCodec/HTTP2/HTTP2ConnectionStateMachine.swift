@@ -8,6 +8,7 @@
 /// - a header block's size while it arrives (GOAWAY(ENHANCE_YOUR_CALM) past twice the head
 ///   limit, before HPACK decodes it) and its deadline (a block that never ends);
 /// - rapid reset (a token bucket of `resetBurst`, refilled at `resetRate` per second);
+/// - the output waiting to be written (reading pauses past `maxOutputBytes`);
 /// - the write deadline, and the zero-window deadline of the connection;
 /// - the two-step drain (a notice and a PING, the final GOAWAY on its ACK);
 /// - idling: a second into it the driver gives its buffers back, and at the idle deadline the
@@ -19,7 +20,8 @@
 /// - The driver reports: ``frameBegan(_:length:endHeaders:now:)`` for each HEADERS and
 ///   CONTINUATION frame header, ``headerBlockEnded()`` when a whole block was received,
 ///   ``clientResetStream(now:)`` for each RST_STREAM received, ``wrote(now:)`` when output made
-///   progress, ``drainBegan(quiet:)`` and ``pingAcknowledged()`` for the drain, and
+///   progress, ``outputQueued(_:)`` after each turn of sending and ``readingNeeded()`` when
+///   reading must go on, ``drainBegan(quiet:)`` and ``pingAcknowledged()`` for the drain, and
 ///   ``deadline(quiet:now:)`` / ``deadlineFired(quiet:outputQueued:now:)`` for its one timer.
 ///   Per connection, ``connectionWindow(closed:answersWaiting:now:)``; each stream's own
 ///   bounds (its fields, its body and its deadlines) are its `HTTP2StreamStateMachine`'s.
@@ -51,10 +53,13 @@ public struct HTTP2ConnectionStateMachine: Sendable {
         /// Client resets taken at once, and refilled per second (CVE-2023-44487).
         public var resetBurst: Int
         public var resetRate: Int
+        /// `--max-output-bytes`: past this many bytes waiting to be written, nothing more is
+        /// read (so no new stream starts) until the client reads its answers.
+        public var maxOutputBytes: Int
 
         public init(
             maxHeadBytes: Int, maxConcurrentStreams: Int, headerTimeout: Duration, bodyTimeout: Duration, writeTimeout: Duration,
-            idleTimeout: Duration, shedAfter: Duration = .seconds(1), resetBurst: Int, resetRate: Int
+            idleTimeout: Duration, shedAfter: Duration = .seconds(1), resetBurst: Int, resetRate: Int, maxOutputBytes: Int
         ) {
             self.maxHeadBytes = maxHeadBytes
             self.maxConcurrentStreams = maxConcurrentStreams
@@ -65,6 +70,7 @@ public struct HTTP2ConnectionStateMachine: Sendable {
             self.shedAfter = shedAfter
             self.resetBurst = resetBurst
             self.resetRate = resetRate
+            self.maxOutputBytes = maxOutputBytes
         }
     }
 
@@ -107,8 +113,16 @@ public struct HTTP2ConnectionStateMachine: Sendable {
         case checkStreams
     }
 
+    /// What the driver does with its reading.
+    public enum Reading: Sendable, Equatable {
+        case pause
+        case resume
+    }
+
     public let limits: Limits
     public private(set) var drain = Drain.none
+    /// Reading is paused: output over ``Limits/maxOutputBytes`` waits.
+    public private(set) var readingPaused = false
     /// Bytes of the header block being read (HEADERS and its CONTINUATIONs), and since when
     /// it has not ended (nil when its last frame had END_HEADERS).
     public private(set) var headerBlockBytes = 0
@@ -173,6 +187,24 @@ public struct HTTP2ConnectionStateMachine: Sendable {
     /// Output made progress.
     public mutating func wrote(now: ContinuousClock.Instant) {
         lastWrite = now
+    }
+
+    /// `bytes` wait to be written after a turn of sending: reading pauses past the output
+    /// limit and resumes once the client has read enough. Nil: leave reading as it is.
+    public mutating func outputQueued(_ bytes: Int) -> Reading? {
+        let full = bytes > limits.maxOutputBytes
+        guard full != readingPaused else { return nil }
+        readingPaused = full
+        return full ? .pause : .resume
+    }
+
+    /// Reading must go on whatever is queued: a TLS write waits on a read, or the connection
+    /// lingers (reading what the client still sends, to drop it). `.resume` when it was
+    /// paused.
+    public mutating func readingNeeded() -> Reading? {
+        guard readingPaused else { return nil }
+        readingPaused = false
+        return .resume
     }
 
     /// The server began draining (RFC 9113 §6.8).
