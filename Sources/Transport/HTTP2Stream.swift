@@ -9,10 +9,13 @@ import HTTPCodec
 /// buffers' capacity.
 final class HTTP2Stream {
     private(set) var id: Int32
-    /// The request's fields and body, in one buffer the stream keeps.
-    var fields: HTTP2RequestAssembly
-    /// Phases, limits and deadlines of the request, without I/O.
-    var state: HTTP2StreamStateMachine
+    /// The request's fields and body, in one buffer the stream keeps. Unchecked exclusivity,
+    /// as `state`'s.
+    @exclusivity(unchecked) var fields: HTTP2RequestAssembly
+    /// Phases, limits and deadlines of the request, without I/O. Unchecked exclusivity: touched
+    /// only on the loop thread, and none of its calls calls back (no dynamic check on each
+    /// field of a hit).
+    @exclusivity(unchecked) var state: HTTP2StreamStateMachine
 
     /// The answer's body, sent from here in DATA frames without copying.
     var answerBody: [UInt8] = []

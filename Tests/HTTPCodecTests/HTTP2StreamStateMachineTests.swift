@@ -82,7 +82,7 @@ import Testing
         var m = machine()
         #expect(m.headersEnded(endStream: false, now: t0) == .readHead)
         #expect(m.dataReceived(count: 10, now: t0) == .append)
-        #expect(m.dataReceived(count: 1, now: t0) == .refuse(.init(status: 413, detail: "The request body is larger than 10 bytes.")))
+        #expect(m.dataReceived(count: 1, now: t0) == .refuse(.bodyTooLarge(limit: 10)))
         #expect(m.phase == .answered)
         #expect(m.bodyBytes == 10)
         #expect(m.resetAfterAnswer)
@@ -107,7 +107,7 @@ import Testing
         var m = machine()
         _ = m.headersEnded(endStream: false, now: t0)
         let (head, declared) = uploadHead(declared: 1001)
-        #expect(m.headRead(head, declaredContentLength: declared) == .refuse(.init(status: 413, detail: "The request body is larger than 1000 bytes.")))
+        #expect(m.headRead(head, declaredContentLength: declared) == .refuse(.bodyTooLarge(limit: 1000)))
         #expect(m.phase == .answered)
         #expect(m.resetAfterAnswer)
     }
@@ -117,10 +117,10 @@ import Testing
         var m = machine()
         _ = m.headersEnded(endStream: false, now: t0)
         #expect(m.headRead(.failure(.targetTooLong), declaredContentLength: nil)
-                == .refuse(.init(status: 414, detail: RequestError.targetTooLong.detail)))
+                == .refuse(.head(.targetTooLong)))
         var n = machine()
         _ = n.headersEnded(endStream: false, now: t0)
-        #expect(n.headRead(.needMore, declaredContentLength: nil) == .refuse(.init(status: 400, detail: "The request head is malformed.")))
+        #expect(n.headRead(.needMore, declaredContentLength: nil) == .refuse(.malformedHead))
         // Not after the body ended or the stream was refused.
         #expect(n.headRead(.needMore, declaredContentLength: nil) == .none)
     }
@@ -133,7 +133,7 @@ import Testing
         #expect(!m.headIsOverLimit)
         #expect(m.fieldDecoded(nameLength: 1, valueLength: 0) == .request)
         #expect(m.headIsOverLimit)
-        #expect(m.headersEnded(endStream: true, now: t0) == .refuse(.init(status: 431, detail: "The request's header fields are larger than 100 bytes.")))
+        #expect(m.headersEnded(endStream: true, now: t0) == .refuse(.fieldsTooLarge(limit: 100)))
         #expect(!m.resetAfterAnswer)
         var n = machine()
         #expect(n.fieldDecoded(nameLength: 1568, valueLength: 0) == .request)
@@ -141,7 +141,7 @@ import Testing
         #expect(n.fieldDecoded(nameLength: 0, valueLength: 0) == .terminate(.enhanceYourCalm))
         var o = machine()
         _ = o.fieldDecoded(nameLength: 100, valueLength: 0)
-        #expect(o.headersEnded(endStream: false, now: t0) == .refuse(.init(status: 431, detail: "The request's header fields are larger than 100 bytes.")))
+        #expect(o.headersEnded(endStream: false, now: t0) == .refuse(.fieldsTooLarge(limit: 100)))
         #expect(o.resetAfterAnswer)
     }
 
@@ -158,7 +158,7 @@ import Testing
         var n = machine()
         _ = n.headersEnded(endStream: false, now: t0)
         _ = n.fieldDecoded(nameLength: 50, valueLength: 47)
-        #expect(n.headersEnded(endStream: true, now: t0) == .refuse(.init(status: 431, detail: RequestError.headTooLarge.detail)))
+        #expect(n.headersEnded(endStream: true, now: t0) == .refuse(.trailersTooLarge))
         #expect(!n.resetAfterAnswer)
         var o = machine()
         _ = o.headersEnded(endStream: false, now: t0)
@@ -174,7 +174,7 @@ import Testing
         _ = m.headersEnded(endStream: false, now: t0)
         _ = m.dataReceived(count: 1, now: t0 + .seconds(10))
         #expect(m.deadlineFired(now: t0 + .seconds(40)) == nil)
-        #expect(m.deadlineFired(now: t0 + .seconds(40) + .milliseconds(1)) == .init(status: 408, detail: "The request body made no progress in time."))
+        #expect(m.deadlineFired(now: t0 + .seconds(40) + .milliseconds(1)) == .bodyTimedOut)
         #expect(m.phase == .answered)
         #expect(m.resetAfterAnswer)
         #expect(m.deadlineFired(now: t0 + .seconds(90)) == nil)
@@ -207,5 +207,24 @@ import Testing
         #expect(m.stalledSince == nil)
         #expect(m.windowChecked(closed: true, now: t0 + .seconds(8)) == false)
         #expect(m.stalledSince == t0 + .seconds(8))
+    }
+
+    /// What each refusal answers: its status and problem detail.
+    @Test func refusalsAnswerWithTheirStatusAndDetail() {
+        typealias Refusal = Machine.Refusal
+        let cases: [(Refusal, Int, String)] = [
+            (.fieldsTooLarge(limit: 100), 431, "The request's header fields are larger than 100 bytes."),
+            (.trailersTooLarge, 431, RequestError.headTooLarge.detail),
+            (.head(.targetTooLong), 414, RequestError.targetTooLong.detail),
+            (.malformedHead, 400, "The request head is malformed."),
+            (.bodyTooLarge(limit: 10), 413, "The request body is larger than 10 bytes."),
+            (.bodyTimedOut, 408, "The request body made no progress in time."),
+        ]
+        for (refusal, status, detail) in cases {
+            #expect(refusal.status == status)
+            #expect(refusal.detail == detail)
+        }
+        #expect(RequestError.headTooLarge.status == 431)
+        #expect(RequestError.targetTooLong.status == 414)
     }
 }

@@ -23,7 +23,7 @@
 ///   connection's timer ``deadlineFired(now:)`` and ``windowChecked(closed:now:)``.
 /// - A ``Step/refuse(_:)`` or ``DataStep/refuse(_:)`` has already moved the stream to
 ///   `.answered`: the driver answers with the refusal's status and detail and nothing else.
-/// - Plain value; nothing is allocated but a refusal's detail.
+/// - Plain value, trivially copied; nothing is allocated.
 public struct HTTP2StreamStateMachine: Sendable {
     public enum Phase: Sendable, Equatable {
         /// HEADERS (and CONTINUATION) being read.
@@ -34,14 +34,42 @@ public struct HTTP2StreamStateMachine: Sendable {
         case answered
     }
 
-    /// A problem to answer the stream with (as problem+json, by the driver).
-    public struct Refusal: Sendable, Equatable {
-        public var status: Int
-        public var detail: String
+    /// Why a stream is refused; the driver answers with its ``status`` and ``detail`` (as
+    /// problem+json). Plain cases, so that steps stay trivial values on the hot path: the
+    /// detail is written only for a refusal.
+    public enum Refusal: Sendable, Equatable {
+        /// The request's fields passed the header list limit (431).
+        case fieldsTooLarge(limit: Int)
+        /// The trailers passed it (431, as HTTP/1.1 answers for its trailers).
+        case trailersTooLarge
+        /// The decoder refused the head, with its own status.
+        case head(RequestError)
+        /// The head could not be read whole (400).
+        case malformedHead
+        /// The body passed the route's limit, declared or sent (413).
+        case bodyTooLarge(limit: Int)
+        /// The body made no progress within the body deadline (408).
+        case bodyTimedOut
 
-        public init(status: Int, detail: String) {
-            self.status = status
-            self.detail = detail
+        public var status: Int {
+            switch self {
+            case .fieldsTooLarge, .trailersTooLarge: 431
+            case .head(let error): error.status
+            case .malformedHead: 400
+            case .bodyTooLarge: 413
+            case .bodyTimedOut: 408
+            }
+        }
+
+        public var detail: String {
+            switch self {
+            case .fieldsTooLarge(let limit): "The request's header fields are larger than \(limit) bytes."
+            case .trailersTooLarge: RequestError.headTooLarge.detail
+            case .head(let error): error.detail
+            case .malformedHead: "The request head is malformed."
+            case .bodyTooLarge(let limit): "The request body is larger than \(limit) bytes."
+            case .bodyTimedOut: "The request body made no progress in time."
+            }
         }
     }
 
@@ -150,7 +178,7 @@ public struct HTTP2StreamStateMachine: Sendable {
         switch phase {
         case .head:
             if headIsOverLimit {
-                return .refuse(refuse(431, "The request's header fields are larger than \(maxHeadBytes) bytes."))
+                return .refuse(refuse(.fieldsTooLarge(limit: maxHeadBytes)))
             }
             if endStream {
                 phase = .answered
@@ -162,7 +190,7 @@ public struct HTTP2StreamStateMachine: Sendable {
         case .body:
             guard endStream else { return .none }
             if trailerBytes > maxHeadBytes {
-                return .refuse(refuse(RequestError.headTooLarge.status, RequestError.headTooLarge.detail))
+                return .refuse(refuse(.trailersTooLarge))
             }
             phase = .answered
             return .handle
@@ -180,12 +208,12 @@ public struct HTTP2StreamStateMachine: Sendable {
         case .head(let head):
             maxBodyBytes = head.maxBodyBytes
         case .failure(let error):
-            return .refuse(refuse(error.status, error.detail))
+            return .refuse(refuse(.head(error)))
         case .needMore, .complete:
-            return .refuse(refuse(400, "The request head is malformed."))
+            return .refuse(refuse(.malformedHead))
         }
         if let declared = declaredContentLength, declared > maxBodyBytes {
-            return .refuse(bodyTooLarge())
+            return .refuse(refuse(.bodyTooLarge(limit: maxBodyBytes)))
         }
         return .none
     }
@@ -194,7 +222,7 @@ public struct HTTP2StreamStateMachine: Sendable {
     /// limit; past it, 413.
     public mutating func dataReceived(count: Int, now: ContinuousClock.Instant) -> DataStep {
         guard phase == .body else { return .drop }
-        guard bodyBytes + count <= maxBodyBytes else { return .refuse(bodyTooLarge()) }
+        guard bodyBytes + count <= maxBodyBytes else { return .refuse(refuse(.bodyTooLarge(limit: maxBodyBytes))) }
         bodyBytes += count
         lastProgress = now
         return .append
@@ -228,7 +256,7 @@ public struct HTTP2StreamStateMachine: Sendable {
     /// is refused with 408.
     public mutating func deadlineFired(now: ContinuousClock.Instant) -> Refusal? {
         guard phase == .body, now - lastProgress > bodyTimeout else { return nil }
-        return refuse(408, "The request body made no progress in time.")
+        return refuse(.bodyTimedOut)
     }
 
     /// With the answer unsent, the client's window for the stream is `closed` (0 or less).
@@ -244,12 +272,8 @@ public struct HTTP2StreamStateMachine: Sendable {
         return now - since > writeTimeout
     }
 
-    private mutating func bodyTooLarge() -> Refusal {
-        refuse(413, "The request body is larger than \(maxBodyBytes) bytes.")
-    }
-
-    private mutating func refuse(_ status: Int, _ detail: String) -> Refusal {
+    private mutating func refuse(_ refusal: Refusal) -> Refusal {
         refused()
-        return Refusal(status: status, detail: detail)
+        return refusal
     }
 }
