@@ -52,6 +52,10 @@ let package = Package(
         // and problem bodies (RFC 9457) with their field errors. Foundation and the codec's
         // list syntax only; no C, no I/O, nothing of the product.
         .target(name: "GatewaySupport", dependencies: ["HTTPCodec"]),
+        // Traces: the sampler, spans as values, the batch queue, OTLP's protobuf and JSON
+        // encodings, the exporter's retry rules and the OpenTelemetry variables. Pure: no C,
+        // no I/O; the transport records spans into it, the runtime exports them.
+        .target(name: "Tracing", dependencies: ["GatewaySupport"]),
         // Pure contract and mapping code: products, money, locales, origin generations,
         // writes. Foundation and GatewaySupport only, no C, no I/O; above the HTTP interface
         // and the transport, neither of which sees it.
@@ -115,6 +119,7 @@ let package = Package(
                 "GatewaySupport",
                 "BodyCompression",
                 "Observability",
+                "Tracing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -135,6 +140,7 @@ let package = Package(
                 "BodyCompression",
                 "HTTPInterface",
                 "Observability",
+                "Tracing",
                 "GatewayModels", "GatewaySupport",
                 "HTTPCodec",
                 "ImageProcessing",
@@ -157,6 +163,8 @@ let package = Package(
                 "HTTPInterface",
                 "HTTPCodec",
                 "Observability",
+                "Tracing",
+                "BodyCompression",
                 "GatewayModels", "GatewaySupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -213,6 +221,7 @@ let package = Package(
                 "BodyCompression",
                 "GatewayModels", "GatewaySupport",
                 "Observability",
+                "Tracing",
                 "DemoOrigin",
                 "DemoIdentityProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -258,10 +267,11 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "GatewayRuntime", "Routing", "Transport", "RedisClient", "GatewayCLI", "GatewayModels", "GatewaySupport", "HTTPInterface", "Observability",
-                "BodyCompression", "CHiredis", "COpenSSL", "CTLSMemory", "DemoOrigin", "DemoIdentityProvider", "ImageProcessing", "TestSupport", "TestPhotos",
+                "Tracing", "BodyCompression", "CHiredis", "COpenSSL", "CTLSMemory", "DemoOrigin", "DemoIdentityProvider", "ImageProcessing", "TestSupport", "TestPhotos",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")]),
         // Tests/HTTP1Fuzz is the codec's libFuzzer target: scripts/fuzz compiles it with swiftc.
         .testTarget(name: "HTTPCodecTests", dependencies: ["HTTPCodec"]),
+        .testTarget(name: "TracingTests", dependencies: ["Tracing", "GatewaySupport"]),
         .testTarget(
             name: "AuthenticationTests",
             dependencies: [

@@ -30,11 +30,12 @@ struct GatewayCommand: ParsableCommand {
     @OptionGroup(title: AuthOptions.title) var auth: AuthOptions
     @OptionGroup(title: AdminOptions.title) var admin: AdminOptions
     @OptionGroup(title: LogOptions.title) var logs: LogOptions
+    @OptionGroup(title: TracingOptions.title) var tracing: TracingOptions
 
     /// The option groups, in the order `--help` shows them.
     static let groups: [any ConfigurationOptions.Type] = [
         ServerOptions.self, TLSOptions.self, OriginOptions.self, CacheOptions.self, ImageOptions.self, ReplicaOptions.self,
-        RateLimitOptions.self, AuthOptions.self, AdminOptions.self, LogOptions.self,
+        RateLimitOptions.self, AuthOptions.self, AdminOptions.self, LogOptions.self, TracingOptions.self,
     ]
 
     /// Each group's title in `--help` (and in docs/configuration.md), by its type.
@@ -78,7 +79,7 @@ struct GatewayCommand: ParsableCommand {
     /// The settings that need no file access.
     var gatewayConfiguration: GatewayConfiguration {
         var configuration = GatewayConfiguration()
-        let groups: [any ConfigurationOptions] = [server, tls, origin, cache, images, replicas, rateLimits, auth, admin, logs]
+        let groups: [any ConfigurationOptions] = [server, tls, origin, cache, images, replicas, rateLimits, auth, admin, logs, tracing]
         for group in groups { group.apply(to: &configuration) }
         return configuration
     }

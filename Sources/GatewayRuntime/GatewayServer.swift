@@ -7,8 +7,12 @@ import Logging
 import Observability
 import RedisClient
 import Routing
+import Tracing
 import Transport
 import GatewaySupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The gateway as one process runs it: the application (`router`, with the rate limiter
 /// when limits are set) on the HTTP/1.1 transport, with each loop's Redis connection, the
@@ -38,6 +42,8 @@ public final class GatewayServer: Sendable {
     private let originTLS = Locked<TLSContext?>(nil)
     /// `--vendor-credentials-file`, reloaded with the TLS files; nil without it.
     private let vendorCredentials: VendorCredentialStore?
+    /// Sends spans to the collector, with tracing on; made at `start`.
+    private let traceExporter = Locked<TraceExporter?>(nil)
 
     /// - Parameter metrics: where request metrics go; the router's `/metrics` route should
     ///   render the same instance.
@@ -116,9 +122,23 @@ public final class GatewayServer: Sendable {
             let context = needsTLS ? try TLSContext.client(caFile: configuration.origin.caFile) : nil
             originTLS.withLock { $0 = context }
         }
-        let server = HTTPServer(configuration: try transportConfiguration(), application: application, logger: logger, metrics: metrics)
+        var transport = try transportConfiguration()
+        var exporter: TraceExporter?
+        if let tracing = configuration.tracing {
+            let resource = TraceResource.gateway(
+                serviceName: tracing.serviceName, version: GatewayServer.version, instanceID: redisHealth.instance, hostName: Self.hostName(),
+                extra: tracing.resourceAttributes.map { ($0.name, $0.value) })
+            let made = try TraceExporter(configuration: tracing, resource: resource, metrics: metrics, logger: logger)
+            transport.tracer = made.tracer
+            exporter = made
+        }
+        let server = HTTPServer(configuration: transport, application: application, logger: logger, metrics: metrics)
         try server.start { index, loop in attachments(index: index, loop: loop) }
         running.withLock { $0 = server }
+        if let exporter {
+            exporter.start()
+            traceExporter.withLock { $0 = exporter }
+        }
         if let redis = configuration.redis {
             // The URL without its password.
             logger.info("sharing state through redis", metadata: ["redis": .string(redis.description)], source: "Gateway")
@@ -166,9 +186,25 @@ public final class GatewayServer: Sendable {
         }
     }
 
-    /// Stops gracefully (see `HTTPServer.shutdown`). Calling it again does nothing.
+    /// Stops gracefully (see `HTTPServer.shutdown`), then sends the spans still queued.
+    /// Calling it again does nothing.
     public func shutdown() {
         server?.shutdown()
+        let exporter = traceExporter.withLock { exporter in
+            defer { exporter = nil }
+            return exporter
+        }
+        exporter?.shutdown()
+    }
+
+    /// The gateway's version: `service.version` on its spans (the contract's version).
+    public static let version = "1.0.0"
+
+    /// This machine's name (`gethostname`; no lookup): `host.name` on spans.
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The transport's settings from the gateway's.

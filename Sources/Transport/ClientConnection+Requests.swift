@@ -23,10 +23,11 @@ extension ClientConnection {
     private func dispatch(_ message: RequestMessage, routing: RequestRouting) {
         let core = server.core
         let started = ContinuousClock.now
-        let request: GatewayRequest = input.withUnsafeBytes { all in
+        var request: GatewayRequest = input.withUnsafeBytes { all in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
             return Self.request(message, in: bytes, peer: peer)
         }
+        let recorded = core.startTrace(of: &request, overTLS: socket.isTLS)
         start += message.length
         // The request is copied out: unless a pipelined one follows, the buffer goes back
         // while the handler works.
@@ -38,6 +39,7 @@ extension ClientConnection {
         exchange.rateLimit = routing.rateLimit
         exchange.route = routing.label
         exchange.user = routing.subject
+        exchange.recorded = recorded
         core.inFlight.add(1, ordering: .relaxed)
         core.application.handle(request, routing: routing, services: server.services, responder: Responder(sink: exchange, requestID: request.requestID))
     }
@@ -58,6 +60,7 @@ extension ClientConnection {
         var pathForLog = ""
         var traceForLog = ""
         var idRange = 0..<0
+        var recorded: RecordedRequest?
         let logs = core.logger.logLevel <= .info
         let answered: Bool = input.withUnsafeBytes { all in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
@@ -66,9 +69,10 @@ extension ClientConnection {
             guard isHead || method.equals("GET", in: bytes) else { return false }
             let request = RequestBytes(buffer: bytes, head: message.head)
             guard core.application.answerStored(request, routing: routing, into: &answer) else { return false }
+            recorded = core.startTrace(ofStored: request, overTLS: socket.isTLS)
+            if logs || recorded != nil { pathForLog = String(decoding: request.path, as: UTF8.self) }
             if logs {
-                pathForLog = String(decoding: request.path, as: UTF8.self)
-                traceForLog = TraceContext.from(
+                traceForLog = recorded?.trace.traceID ?? TraceContext.from(
                     traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
             }
             // The per-request fields: the client's id or a new one, then Date and length.
@@ -100,7 +104,8 @@ extension ClientConnection {
             server: server, route: routing.label, method: isHead ? .head : .get,
             wireProtocol: WireProtocol(http1MinorVersion: message.head.minorVersion), status: answer.status, started: started,
             bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache, path: pathForLog,
-            requestID: String(decoding: answer.head[idRange], as: UTF8.self), traceID: traceForLog, client: peer, user: routing.subject)
+            requestID: String(decoding: answer.head[idRange], as: UTF8.self), traceID: traceForLog, client: peer, user: routing.subject,
+            recorded: recorded, rateLimit: routing.rateLimit)
         server.head = answer.head
         perform(machine.answerWritten(outcome))
         return true
@@ -159,10 +164,12 @@ extension ClientConnection {
             return (id, trace, decoder.head.method.equals("HEAD", in: bytes))
         }
         let requestID = RequestID.accept(clientID)
+        let (trace, recorded) = server.core.refusedTrace(traceparent: traceparent, overTLS: socket.isTLS)
         let exchange = ServerExchange(
             connection: self, wireProtocol: .http11, method: isHead ? .head : .get, path: "-", requestID: requestID,
-            traceID: TraceContext.from(traceparent: traceparent, tracestate: nil).traceID, acceptsGzip: false, started: .now)
+            traceID: trace.traceID, acceptsGzip: false, started: .now)
         exchange.route = "malformed"
+        exchange.recorded = recorded
         server.core.inFlight.add(1, ordering: .relaxed)
         Responder(sink: exchange, requestID: requestID).fail(problem)
     }

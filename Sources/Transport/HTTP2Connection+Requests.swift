@@ -51,13 +51,15 @@ extension HTTP2Connection {
     /// Hands the request to the application; the answer comes back through `respond`.
     private func dispatch(_ message: RequestMessage, in bytes: UnsafeRawBufferPointer, stream: HTTP2Stream, routing: RequestRouting) {
         let core = server.core
-        let request = ClientConnection.request(message, in: bytes, peer: peer)
+        var request = ClientConnection.request(message, in: bytes, peer: peer)
+        let recorded = core.startTrace(of: &request, overTLS: socket.isTLS)
         let exchange = ServerExchange(
             connection: self, stream: stream.id, wireProtocol: .http2, method: request.method, path: request.path, requestID: request.requestID,
             traceID: request.trace.traceID, acceptsGzip: AcceptEncoding.allowsGzip(request.headers["Accept-Encoding"]), started: .now)
         exchange.rateLimit = routing.rateLimit
         exchange.route = routing.label
         exchange.user = routing.subject
+        exchange.recorded = recorded
         core.inFlight.add(1, ordering: .relaxed)
         core.application.handle(request, routing: routing, services: server.services, responder: Responder(sink: exchange, requestID: request.requestID))
     }
@@ -92,12 +94,14 @@ extension HTTP2Connection {
         submit(stream, block: &block, body: isHead ? [] : answer.body, contentLength: bodyLength, status: answer.status)
         server.http2Block = block
         let head = answer.head
+        let recorded = core.startTrace(ofStored: request, overTLS: socket.isTLS)
         ServerExchange.recordStored(
             server: server, route: routing.label, method: isHead ? .head : .get, wireProtocol: .http2, status: answer.status, started: started,
             bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache,
             path: String(decoding: request.path, as: UTF8.self), requestID: String(decoding: head[idRange], as: UTF8.self),
-            traceID: TraceContext.from(traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID,
-            client: peer, user: routing.subject)
+            traceID: recorded?.trace.traceID
+                ?? TraceContext.from(traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID,
+            client: peer, user: routing.subject, recorded: recorded, rateLimit: routing.rateLimit)
         server.head = answer.head
         return true
     }
@@ -161,12 +165,14 @@ extension HTTP2Connection {
     func refuse(_ stream: HTTP2Stream, _ problem: GatewayError) {
         stream.state.refused()
         let requestID = RequestID.accept(stream.fields.requestID.map { String(decoding: $0, as: UTF8.self) })
-        let traceID = TraceContext.from(traceparent: stream.fields.traceparent.map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
+        let (trace, recorded) = server.core.refusedTrace(
+            traceparent: stream.fields.traceparent.map { String(decoding: $0, as: UTF8.self) }, overTLS: socket.isTLS)
         let isHead = stream.fields.hasMethod("HEAD")
         let exchange = ServerExchange(
-            connection: self, stream: stream.id, wireProtocol: .http2, method: isHead ? .head : .get, path: "-", requestID: requestID, traceID: traceID,
-            acceptsGzip: false, started: .now)
+            connection: self, stream: stream.id, wireProtocol: .http2, method: isHead ? .head : .get, path: "-", requestID: requestID,
+            traceID: trace.traceID, acceptsGzip: false, started: .now)
         exchange.route = "malformed"
+        exchange.recorded = recorded
         server.core.inFlight.add(1, ordering: .relaxed)
         Responder(sink: exchange, requestID: requestID).fail(problem)
     }

@@ -1,6 +1,7 @@
 import BodyCompression
 import HTTPCodec
 import HTTPInterface
+import Tracing
 
 /// What the server needs to know: where to listen, its limits and deadlines, its TLS context,
 /// whether it speaks HTTP/2 besides HTTP/1.1, and how it compresses. Made by whoever assembles
@@ -34,6 +35,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var tls: TLSServerContext?
     /// HTTP/2 beside HTTP/1.1: off unless a server asks for it.
     public var http2 = HTTP2Configuration()
+    /// Records a server span for each sampled request; nil: no tracing, and no cost.
+    public var tracer: Tracer?
 
     public init() {}
 }

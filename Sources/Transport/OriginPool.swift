@@ -150,7 +150,7 @@ final class OriginPool {
         evhttp_add_header(headers, RequestID.headerName, exchange.request.requestID)
         if let trace = exchange.request.trace {
             // A span of its own for each exchange, under the client's trace.
-            evhttp_add_header(headers, "traceparent", trace.traceparent(spanID: TraceContext.newSpanID()))
+            evhttp_add_header(headers, "traceparent", trace.outgoingTraceparent)
             if let state = trace.state { evhttp_add_header(headers, "tracestate", state) }
         }
         for field in exchange.request.headers where !Self.managedHeaders.contains(where: { HTTPHeaders.sameName($0, field.name) }) {

@@ -3,6 +3,7 @@ import HTTPInterface
 import Logging
 import Observability
 import Synchronization
+import Tracing
 
 /// What every loop of one server shares: settings, the application, the logger and the
 /// count of requests that have not been answered yet. Immutable but for the atomics; any
@@ -23,6 +24,8 @@ final class ServerCore: Sendable {
     let requestLimits: RequestLimits
     /// nghttp2's callbacks and options, when the server speaks HTTP/2.
     let http2: HTTP2SessionTemplate?
+    /// Where sampled requests' spans go; nil without tracing.
+    let tracer: Tracer?
 
     init(configuration: HTTPServerConfiguration, application: any ServerApplication, logger: Logger, metrics: GatewayMetrics) {
         self.configuration = configuration
@@ -30,6 +33,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.metrics = metrics
         requestLimits = configuration.requestLimits
+        tracer = configuration.tracer
         http2 = configuration.http2.enabled ? HTTP2SessionTemplate(configuration: configuration.http2) : nil
     }
 }

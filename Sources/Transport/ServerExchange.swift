@@ -36,6 +36,9 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
     /// before the handler runs, or by ``identify(user:)`` once a token waiting for keys is
     /// judged.
     var user: String?
+    /// The request's trace and span fields when tracing records it; set on the loop before
+    /// the handler runs.
+    var recorded: RecordedRequest?
 
     init(
         connection: any ExchangeConnection, stream: Int32 = 0, wireProtocol: WireProtocol, method: HTTPMethod, path: String, requestID: String,
@@ -107,6 +110,11 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
                 cache: response.cacheOutcome?.rawValue, client: client, requestID: requestID, traceID: traceID,
                 user: user),
             elapsed: elapsed)
+        if let recorded {
+            server.core.recordSpan(
+                recorded, method: method, path: path, route: route, status: response.status, wireProtocol: wireProtocol, peer: client,
+                cache: response.cacheOutcome, rateLimit: rateLimit, user: user, requestID: requestID, elapsed: elapsed)
+        }
         // Logged first: once the bytes are out, a client may act on the answer at once.
         connection.respond(response, exchange: self)
         server.core.inFlight.subtract(1, ordering: .relaxed)
@@ -118,12 +126,17 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         server: ServerLoop, route: String, method: HTTPMethod, wireProtocol: WireProtocol, status: Int, started: ContinuousClock.Instant,
         bodyLength: Int, gzipOf: Int?,
         fromCache: Bool, path: @autoclosure () -> String, requestID: @autoclosure () -> String, traceID: @autoclosure () -> String,
-        client: String, user: String?
+        client: String, user: String?, recorded: RecordedRequest? = nil, rateLimit: RateLimitFields? = nil
     ) {
         let elapsed = ContinuousClock.now - started
         server.requestMetrics.record(
             route: route, method: method, wireProtocol: wireProtocol, status: status, duration: elapsed, sentBytes: bodyLength,
             uncompressedBytes: bodyLength == 0 ? 0 : gzipOf ?? bodyLength, gzip: gzipOf != nil)
+        if let recorded {
+            server.core.recordSpan(
+                recorded, method: method, path: path(), route: route, status: status, wireProtocol: wireProtocol, peer: client,
+                cache: fromCache ? .hit : nil, rateLimit: rateLimit, user: user, requestID: requestID(), elapsed: elapsed)
+        }
         let logger = server.core.logger
         guard logger.logLevel <= .info else { return }
         log(

@@ -2,6 +2,7 @@ import BodyCompression
 import Foundation
 import HTTPInterface
 import HTTPCodec
+import Tracing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,6 +18,9 @@ public struct GatewayConfiguration: Sendable {
     public var threads: Int = GatewayConfiguration.defaultThreads
     /// The origin: its URL, generation, vendor identifier, trusted CAs and client limits.
     public var origin = OriginConfiguration()
+    /// Spans exported over OTLP/HTTP (`--tracing-*` and the `OTEL_*` variables); nil: no
+    /// tracing.
+    public var tracing: TracingConfiguration?
     /// The largest request body accepted; larger ones get 413 before they are buffered.
     public var maxBodyBytes: Int = 4 * 1024 * 1024
     /// The largest body of a write that may carry images: five phone photos in base64 pass

@@ -1,8 +1,10 @@
 import Synchronization
 
 /// W3C Trace Context (level 1) of one request: the client's `traceparent` when it is valid
-/// (with its `tracestate`), else a new trace. The gateway records no spans of its own: it
-/// keeps the trace id, and each origin request gets a new span id under it.
+/// (with its `tracestate`), else a new trace. With tracing on, the sampler's decision is in
+/// `flags` and a recorded request has its server span's id (`spanID`), which requests to
+/// the origin name as their parent; otherwise each origin request gets a new span id under
+/// the client's.
 public struct TraceContext: Sendable, Equatable {
     /// 32 lower-case hex digits, not all zero.
     public let traceID: String
@@ -12,12 +14,61 @@ public struct TraceContext: Sendable, Equatable {
     public let flags: String
     /// The client's `tracestate`, passed on as it came when it is well-formed.
     public let state: String?
+    /// The gateway's server span for this request when tracing records it (16 hex digits);
+    /// nil otherwise.
+    public let spanID: String?
 
-    public init(traceID: String, parentID: String?, flags: String, state: String?) {
+    public init(traceID: String, parentID: String?, flags: String, state: String?, spanID: String? = nil) {
         self.traceID = traceID
         self.parentID = parentID
         self.flags = flags
         self.state = state
+        self.spanID = spanID
+    }
+
+    /// Whether the sampled flag is set.
+    public var isSampled: Bool {
+        guard let last = flags.utf8.last else { return false }
+        return Self.hexValue(last) & 1 == 1
+    }
+
+    /// The trace id's last 16 hex digits as a number (what ratio sampling looks at).
+    public var traceIDLow: UInt64 {
+        traceID.utf8.suffix(16).reduce(0) { $0 << 4 | UInt64(Self.hexValue($1)) }
+    }
+
+    /// This context with the sampler's decision: the sampled flag set or cleared, and the
+    /// server span's id when sampled.
+    public func deciding(sampled: Bool) -> TraceContext {
+        TraceContext(traceID: traceID, parentID: parentID, flags: sampled ? "01" : "00", state: state, spanID: sampled ? Self.newSpanID() : nil)
+    }
+
+    /// The `traceparent` of a request this one makes to the origin: under the server span
+    /// when one is recorded, else under a new span id.
+    public var outgoingTraceparent: String {
+        traceparent(spanID: spanID ?? Self.newSpanID())
+    }
+
+    /// What a `traceparent` value says without making a context (a stored answer's
+    /// sampling decision, which must not allocate): nil when it is not valid, else its
+    /// sampled flag and its trace id's last 16 hex digits as a number.
+    public static func peek(traceparent bytes: UnsafeRawBufferPointer) -> (sampled: Bool, traceIDLow: UInt64)? {
+        guard valid(bytes) else { return nil }
+        let low = bytes[19..<35].reduce(UInt64(0)) { $0 << 4 | UInt64(hexValue($1)) }
+        return (hexValue(bytes[54]) & 1 == 1, low)
+    }
+
+    /// A new trace id as its two halves (the process prefix, a scrambled count), for a
+    /// sampling decision before any text is made.
+    public static func newTraceIDParts() -> (high: UInt64, low: UInt64) {
+        (seeds.prefix, nextScrambled())
+    }
+
+    /// A new trace from `newTraceIDParts()`.
+    public static func begin(traceIDParts parts: (high: UInt64, low: UInt64), sampled: Bool) -> TraceContext {
+        TraceContext(
+            traceID: HexIDs.hex16(parts.high) + HexIDs.hex16(parts.low), parentID: nil, flags: sampled ? "01" : "00", state: nil,
+            spanID: sampled ? newSpanID() : nil)
     }
 
     /// A new trace with a random id.
@@ -46,20 +97,32 @@ public struct TraceContext: Sendable, Equatable {
     /// neither id may be all zeros.
     static func parse(_ text: String) -> (String, String, String)? {
         let bytes = Array(text.utf8)
+        let isValid = bytes.withUnsafeBytes { valid($0) }
+        guard isValid else { return nil }
+        return (
+            String(decoding: bytes[3..<35], as: UTF8.self), String(decoding: bytes[36..<52], as: UTF8.self),
+            String(decoding: bytes[53..<55], as: UTF8.self)
+        )
+    }
+
+    /// Whether `bytes` is a `traceparent` `parse` accepts.
+    private static func valid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= 55, bytes[2] == UInt8(ascii: "-"), bytes[35] == UInt8(ascii: "-"), bytes[52] == UInt8(ascii: "-") else {
-            return nil
+            return false
         }
         let version = bytes[0..<2]
-        guard version.allSatisfy(isLowerHex), version != [UInt8(ascii: "f"), UInt8(ascii: "f")] else { return nil }
-        let isZeroVersion = version == [UInt8(ascii: "0"), UInt8(ascii: "0")]
-        guard isZeroVersion ? bytes.count == 55 : (bytes.count == 55 || bytes[55] == UInt8(ascii: "-")) else { return nil }
+        guard version.allSatisfy(isLowerHex), !(bytes[0] == UInt8(ascii: "f") && bytes[1] == UInt8(ascii: "f")) else { return false }
+        let isZeroVersion = bytes[0] == UInt8(ascii: "0") && bytes[1] == UInt8(ascii: "0")
+        guard isZeroVersion ? bytes.count == 55 : (bytes.count == 55 || bytes[55] == UInt8(ascii: "-")) else { return false }
         let traceID = bytes[3..<35]
         let parentID = bytes[36..<52]
         let flags = bytes[53..<55]
-        guard traceID.allSatisfy(isLowerHex), parentID.allSatisfy(isLowerHex), flags.allSatisfy(isLowerHex),
-            traceID.contains(where: { $0 != UInt8(ascii: "0") }), parentID.contains(where: { $0 != UInt8(ascii: "0") })
-        else { return nil }
-        return (String(decoding: traceID, as: UTF8.self), String(decoding: parentID, as: UTF8.self), String(decoding: flags, as: UTF8.self))
+        return traceID.allSatisfy(isLowerHex) && parentID.allSatisfy(isLowerHex) && flags.allSatisfy(isLowerHex)
+            && traceID.contains(where: { $0 != UInt8(ascii: "0") }) && parentID.contains(where: { $0 != UInt8(ascii: "0") })
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8 {
+        byte <= UInt8(ascii: "9") ? byte &- UInt8(ascii: "0") : (byte | 0x20) &- UInt8(ascii: "a") &+ 10
     }
 
     /// `tracestate` when it can be passed on: at most 512 bytes of visible ASCII, spaces and

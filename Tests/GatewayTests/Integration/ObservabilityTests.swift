@@ -13,8 +13,8 @@ import GatewaySupport
 extension IntegrationTests {
     /// Trace context to the origin and back in problems; JSON access log lines.
     @Suite struct Observability {
-        /// An origin that records every request and answers one v1 item for `/item/1`, 404
-        /// for anything else.
+        /// An origin that records every request and answers one v1 item for `/item/1`, 500
+        /// for `/item/5`, 404 for anything else.
         final class TracingOrigin: Sendable {
             let server: GatewayServer
             private let received = Locked<[GatewayRequest]>([])
@@ -25,6 +25,7 @@ extension IntegrationTests {
                 let received = self.received
                 router.unmatched = .immediate { request, _ in
                     received.withLock { $0.append(request) }
+                    if request.path == "/item/5" { return GatewayResponse(status: 500) }
                     guard request.path == "/item/1" else { return GatewayResponse(status: 404) }
                     let item = #"{"id":1,"title":"t","descriptions":"d","price":16.9,"currency":"USD","stock":3,"discounted_price":10,"#
                         + #""thumbnails":[],"images":[],"registration_date":1611523563.7237701}"#

@@ -1,0 +1,62 @@
+import Synchronization
+
+/// The batch processor's queue: finished spans from every loop, waiting for the exporter.
+/// Bounded: a span offered to a full queue is dropped and counted, never waited for.
+///
+/// Thread-safe (one lock, held for an append or a take); loops offer, the exporter's thread
+/// takes.
+public final class SpanQueue: Sendable {
+    public let capacity: Int
+    /// The exporter is woken when this many spans wait (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`).
+    public let batchSize: Int
+
+    private struct State {
+        var spans: [SpanRecord] = []
+        /// Whether a wake-up for a full batch is pending (one per batch, not one per span).
+        var wakePending = false
+    }
+
+    private let state = Mutex(State())
+    private let droppedCount = Atomic<UInt64>(0)
+
+    public init(capacity: Int, batchSize: Int) {
+        self.capacity = capacity
+        self.batchSize = min(batchSize, capacity)
+    }
+
+    public enum Offer: Equatable, Sendable {
+        case queued
+        /// Queued, and a whole batch waits now: wake the exporter.
+        case batchReady
+        /// The queue was full: the span is gone (counted in ``dropped``).
+        case dropped
+    }
+
+    public func offer(_ span: SpanRecord) -> Offer {
+        let offer: Offer = state.withLock { state in
+            guard state.spans.count < capacity else { return .dropped }
+            state.spans.append(span)
+            guard state.spans.count >= batchSize, !state.wakePending else { return .queued }
+            state.wakePending = true
+            return .batchReady
+        }
+        if offer == .dropped { droppedCount.add(1, ordering: .relaxed) }
+        return offer
+    }
+
+    /// Up to ``batchSize`` spans, oldest first.
+    public func takeBatch() -> [SpanRecord] {
+        state.withLock { state in
+            state.wakePending = false
+            let count = min(batchSize, state.spans.count)
+            let batch = Array(state.spans.prefix(count))
+            state.spans.removeFirst(count)
+            return batch
+        }
+    }
+
+    public var count: Int { state.withLock { $0.spans.count } }
+
+    /// Spans dropped because the queue was full, since the start.
+    public var dropped: UInt64 { droppedCount.load(ordering: .relaxed) }
+}
