@@ -76,22 +76,6 @@ NGINX_PREFIX="$WORK/h2tls" NGINX_LISTEN_FLAGS="ssl http2" start_nginx "$NT" "
 
 echo "h2load -t1 -c$CONNECTIONS -m$STREAMS -D$DURATION, wrk -t1 -c$CONNECTIONS -d${DURATION}s; $ROUNDS rounds"
 
-# One h2load run; extra arguments go before the URL. Prints "rps p50 p99" (p50/p99 in ms
-# from the per-request log: its third column is the time in microseconds).
-measure_h2() {
-    local url=$1
-    shift
-    rm -f "$WORK/h2.log"
-    $CLIENT_CPU h2load -t1 -c"$CONNECTIONS" -m"$STREAMS" -D"$DURATION" --warm-up-time=1 --log-file="$WORK/h2.log" "$@" "$url" >"$WORK/h2.out" 2>&1
-    local rps
-    rps=$(awk '/^finished in/ {print $4}' "$WORK/h2.out")
-    local ok failed
-    ok=$(awk '/^requests:/ {print $8}' "$WORK/h2.out")
-    failed=$(awk '/^status codes:/ {print $5 + $7 + $9}' "$WORK/h2.out")
-    [ "${ok:-0}" -gt 0 ] && [ "${failed:-1}" -eq 0 ] || { echo "h2load $url: not every answer was 2xx" >&2; grep -E "^(requests|status codes)" "$WORK/h2.out" >&2; awk '{print $2}' "$WORK/h2.log" | sort | uniq -c >&2; exit 1; }
-    awk -v rps="$rps" '{print $3}' "$WORK/h2.log" | sort -n | awk -v rps="$rps" '{v[NR]=$1} END {printf "%s %.2fms %.2fms\n", rps, v[int(NR*0.5)]/1000, v[int(NR*0.99)]/1000}'
-}
-
 # As compare, with h2load (curl checks the h2c server with prior knowledge).
 compare_h2() {
     local label=$1 url_a=$2 url_b=$3 check=""

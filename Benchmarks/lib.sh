@@ -176,3 +176,20 @@ compare_named() {
         awk -v a="$a" -v c="$c" -v na="$name_a" 'BEGIN {printf "    ratio %s/baseline: %.2f\n", na, a/c}'
     fi
 }
+
+# One h2load run (-c CONNECTIONS -m STREAMS -D DURATION seconds); extra arguments go before
+# the URL; fails unless every answer is 2xx. Prints "rps p50 p99" (p50/p99 in ms
+# from the per-request log: its third column is the time in microseconds).
+measure_h2() {
+    local url=$1
+    shift
+    rm -f "$WORK/h2.log"
+    $CLIENT_CPU h2load -t1 -c"$CONNECTIONS" -m"$STREAMS" -D"$DURATION" --warm-up-time=1 --log-file="$WORK/h2.log" "$@" "$url" >"$WORK/h2.out" 2>&1
+    local rps
+    rps=$(awk '/^finished in/ {print $4}' "$WORK/h2.out")
+    local ok failed
+    ok=$(awk '/^requests:/ {print $8}' "$WORK/h2.out")
+    failed=$(awk '/^status codes:/ {print $5 + $7 + $9}' "$WORK/h2.out")
+    [ "${ok:-0}" -gt 0 ] && [ "${failed:-1}" -eq 0 ] || { echo "h2load $url: not every answer was 2xx" >&2; grep -E "^(requests|status codes)" "$WORK/h2.out" >&2; awk '{print $2}' "$WORK/h2.log" | sort | uniq -c >&2; exit 1; }
+    awk -v rps="$rps" '{print $3}' "$WORK/h2.log" | sort -n | awk -v rps="$rps" '{v[NR]=$1} END {printf "%s %.2fms %.2fms\n", rps, v[int(NR*0.5)]/1000, v[int(NR*0.99)]/1000}'
+}

@@ -44,6 +44,8 @@ public final class GatewayServer: Sendable {
     private let vendorCredentials: VendorCredentialStore?
     /// Sends spans to the collector, with tracing on; made at `start`.
     private let traceExporter = Locked<TraceExporter?>(nil)
+    /// The exporter's tracer, for each loop's origin client; made at `start`.
+    private let tracer = Locked<Tracer?>(nil)
 
     /// - Parameter metrics: where request metrics go; the router's `/metrics` route should
     ///   render the same instance.
@@ -130,6 +132,7 @@ public final class GatewayServer: Sendable {
                 extra: tracing.resourceAttributes.map { ($0.name, $0.value) })
             let made = try TraceExporter(configuration: tracing, resource: resource, metrics: metrics, logger: logger)
             transport.tracer = made.tracer
+            tracer.withLock { $0 = made.tracer }
             exporter = made
         }
         let server = HTTPServer(configuration: transport, application: application, logger: logger, metrics: metrics)
@@ -242,7 +245,9 @@ public final class GatewayServer: Sendable {
     private func attachments(index: Int, loop: EventLoop) -> LoopAttachments {
         var attached = redisAttachments(index: index, loop: loop)
         if configuration.origin.url != nil {
-            let origin = OriginClient(loop: loop, configuration: configuration.origin.client, tls: originTLS.withLock { $0 }, metrics: metrics)
+            let origin = OriginClient(
+                loop: loop, configuration: configuration.origin.client, tls: originTLS.withLock { $0 }, metrics: metrics,
+                tracer: tracer.withLock { $0 })
             attached.origin = origin
             // First, so it closes before the Redis connections, as before.
             attached.attachments.insert(origin, at: 0)

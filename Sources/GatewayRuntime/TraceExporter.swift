@@ -10,8 +10,9 @@ import Transport
 
 /// Sends finished spans to an OTLP/HTTP collector as the SDKs' batch span processor does:
 /// a batch when `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` spans wait or every
-/// `OTEL_BSP_SCHEDULE_DELAY`, one export at a time, gzipped, retried by ``ExportRetry``'s
-/// rules. It runs on a loop of its own (`tracing`), with the gateway's own HTTP client
+/// `OTEL_BSP_SCHEDULE_DELAY`, one export at a time, gzipped (zlib's fastest level: spans
+/// are repetitive, and the exporter shares the machine with the loops), retried by
+/// ``ExportRetry``'s rules. It runs on a loop of its own (`tracing`), with the gateway's own HTTP client
 /// (`OriginClient`, trusting `--tracing-ca-file`): encoding, gzip and a collector that is
 /// down or slow never reach a request loop, whose only part is a span appended to the queue.
 ///
@@ -137,7 +138,7 @@ final class TraceExporter: @unchecked Sendable {
         guard batch == nil, let client else { return }
         let queue = tracer.queue
         guard evenIfShort || stopping || queue.count >= queue.batchSize else { return }
-        let spans = queue.takeBatch()
+        let spans = queue.takeBatch().map(\.record)
         guard !spans.isEmpty else {
             if stopping { finished?() }
             return
@@ -145,7 +146,7 @@ final class TraceExporter: @unchecked Sendable {
         let encoded = configuration.format == .protobuf
             ? OTLPProtobuf.exportRequest(spans, resource: resource) : OTLPJSON.exportRequest(spans, resource: resource)
         batch = Batch(
-            count: spans.count, body: configuration.gzip ? Gzip.compress(encoded) : encoded, retry: ExportRetry(deadline: configuration.exportTimeout),
+            count: spans.count, body: configuration.gzip ? Gzip.compress(encoded, level: 1) : encoded, retry: ExportRetry(deadline: configuration.exportTimeout),
             firstAttempt: .now)
         send(with: client)
     }

@@ -80,6 +80,19 @@ public struct HTTPServerSpan: Sendable {
             endNanoseconds: endNanoseconds, status: status >= 500 ? .error("") : .unset, attributes: attributes)
     }
 
+    /// A server span as its loop queued it: made into a ``SpanRecord`` by the exporter.
+    public struct Finished: Sendable {
+        public var fields: HTTPServerSpan
+        public var trace: TraceContext
+        public var elapsed: Duration
+        public var endNanoseconds: UInt64
+        public var recordsEndUser: Bool
+
+        public var record: SpanRecord {
+            fields.record(trace: trace, elapsed: elapsed, endNanoseconds: endNanoseconds, recordsEndUser: recordsEndUser)
+        }
+    }
+
     /// `host`, `host:port`, `[v6]` or `[v6]:port` as the address and port; nil when it is
     /// none of these.
     static func hostAndPort(_ field: String) -> (String, Int?)? {

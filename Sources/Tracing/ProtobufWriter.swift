@@ -76,20 +76,33 @@ struct ProtobufWriter {
         }
     }
 
-    /// A message field: `body` writes its content, and its length goes in front.
+    /// A message field: `body` writes its content, and its length goes in front. One byte is
+    /// kept for the length (a content under 128 bytes, as most are, moves nothing); a longer
+    /// content is moved up by the extra bytes its length needs. Allocates nothing.
     mutating func messageField(_ field: Int, _ body: (inout ProtobufWriter) -> Void) {
         tag(field, .lengthDelimited)
+        bytes.append(0)
         let start = bytes.count
         body(&self)
-        let length = bytes.count - start
-        var prefix: [UInt8] = []
-        var value = UInt64(length)
-        while value >= 0x80 {
-            prefix.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
+        var length = UInt64(bytes.count - start)
+        if length < 0x80 {
+            bytes[start - 1] = UInt8(length)
+            return
         }
-        prefix.append(UInt8(value))
-        bytes.insert(contentsOf: prefix, at: start)
+        var extra = 0
+        var rest = length >> 7
+        while rest > 0 {
+            extra += 1
+            rest >>= 7
+        }
+        bytes.insert(contentsOf: repeatElement(0, count: extra), at: start)
+        var index = start - 1
+        while length >= 0x80 {
+            bytes[index] = UInt8(truncatingIfNeeded: length) | 0x80
+            length >>= 7
+            index += 1
+        }
+        bytes[index] = UInt8(length)
     }
 
     /// Bytes as they are, after a tag and length the caller wrote.

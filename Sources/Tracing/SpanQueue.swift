@@ -1,5 +1,21 @@
 import Synchronization
 
+/// A finished span as a loop queues it: a whole ``SpanRecord``, or a request's server span
+/// as the few values its loop already held (``HTTPServerSpan/Finished``), made into a record
+/// (attributes, name) on the exporter's thread, not the loop's.
+public enum QueuedSpan: Sendable {
+    case record(SpanRecord)
+    case server(HTTPServerSpan.Finished)
+
+    /// The span as it is exported.
+    public var record: SpanRecord {
+        switch self {
+        case .record(let record): record
+        case .server(let finished): finished.record
+        }
+    }
+}
+
 /// The batch processor's queue: finished spans from every loop, waiting for the exporter.
 /// Bounded: a span offered to a full queue is dropped and counted, never waited for.
 ///
@@ -11,17 +27,21 @@ public final class SpanQueue: Sendable {
     public let batchSize: Int
 
     private struct State {
-        var spans: [SpanRecord] = []
+        var spans: [QueuedSpan] = []
         /// Whether a wake-up for a full batch is pending (one per batch, not one per span).
         var wakePending = false
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let droppedCount = Atomic<UInt64>(0)
 
     public init(capacity: Int, batchSize: Int) {
         self.capacity = capacity
         self.batchSize = min(batchSize, capacity)
+        var initial = State()
+        // Room for the whole queue at once: appending never reallocates under the lock.
+        initial.spans.reserveCapacity(capacity)
+        state = Mutex(initial)
     }
 
     public enum Offer: Equatable, Sendable {
@@ -32,7 +52,7 @@ public final class SpanQueue: Sendable {
         case dropped
     }
 
-    public func offer(_ span: SpanRecord) -> Offer {
+    public func offer(_ span: QueuedSpan) -> Offer {
         let offer: Offer = state.withLock { state in
             guard state.spans.count < capacity else { return .dropped }
             state.spans.append(span)
@@ -45,7 +65,7 @@ public final class SpanQueue: Sendable {
     }
 
     /// Up to ``batchSize`` spans, oldest first.
-    public func takeBatch() -> [SpanRecord] {
+    public func takeBatch() -> [QueuedSpan] {
         state.withLock { state in
             state.wakePending = false
             let count = min(batchSize, state.spans.count)

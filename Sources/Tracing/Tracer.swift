@@ -46,6 +46,18 @@ public final class Tracer: Sendable {
 
     /// Queues a finished span for export; dropped (and counted) when the queue is full.
     public func record(_ span: SpanRecord) {
+        offer(.record(span))
+    }
+
+    /// Queues the server span of a request in `trace` (which carries its span id), answered
+    /// now after `elapsed`: the values as they are, turned into attributes on the exporter's
+    /// thread.
+    public func recordServer(_ fields: HTTPServerSpan, trace: TraceContext, elapsed: Duration) {
+        let end = Self.wallClockNanoseconds()
+        offer(.server(HTTPServerSpan.Finished(fields: fields, trace: trace, elapsed: elapsed, endNanoseconds: end, recordsEndUser: recordsEndUser)))
+    }
+
+    private func offer(_ span: QueuedSpan) {
         if queue.offer(span) == .batchReady { wake() }
     }
 

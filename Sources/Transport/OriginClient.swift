@@ -1,6 +1,7 @@
 import CEvent
 import HTTPInterface
 import Observability
+import Tracing
 
 /// Requests to origins from one loop: one connection pool per origin, and a non-blocking DNS
 /// resolver (evdns), all on the loop's thread.
@@ -14,17 +15,20 @@ public final class OriginClient: OriginSending, LoopAttachment, @unchecked Senda
     private let configuration: OriginClientConfiguration
     private let tls: TLSContext?
     private let metrics: GatewayMetrics?
+    /// Records client spans of requests whose trace is recorded; nil without tracing.
+    private let tracer: Tracer?
     /// Owned by this client; freed in close().
     private var dns: OpaquePointer?
     private var pools: [OriginEndpoint: OriginPool] = [:]
 
     /// Creates the client for `loop`. Call before the loop starts, or on its thread. `tls`
     /// (a client context) is needed for https origins and image hosts.
-    public init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext?, metrics: GatewayMetrics? = nil) {
+    public init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext?, metrics: GatewayMetrics? = nil, tracer: Tracer? = nil) {
         eventLoop = loop
         self.configuration = configuration
         self.tls = tls
         self.metrics = metrics
+        self.tracer = tracer
         // Reads /etc/resolv.conf once, here, at set-up; lookups never block afterwards.
         dns = evdns_base_new(loop.base, EVDNS_BASE_INITIALIZE_NAMESERVERS)
             ?? evdns_base_new(loop.base, 0)
@@ -66,7 +70,7 @@ public final class OriginClient: OriginSending, LoopAttachment, @unchecked Senda
                 pools[key] = nil
             }
         }
-        let pool = OriginPool(endpoint: endpoint, loop: eventLoop, dns: dns, tls: tls, metrics: metrics, configuration: configuration)
+        let pool = OriginPool(endpoint: endpoint, loop: eventLoop, dns: dns, tls: tls, metrics: metrics, tracer: tracer, configuration: configuration)
         pools[endpoint] = pool
         return pool
     }

@@ -30,6 +30,9 @@ final class OriginExchange {
     var deadlineTimer: OpaquePointer?
     var connectTimer: OpaquePointer?
     private(set) var finished = false
+    /// The client span's id when the request's trace is recorded (its `traceparent` names
+    /// it, retries included); nil otherwise.
+    var clientSpanID: String?
 
     init(request: OriginRequest, completion: @escaping (Result<OriginResponse, OriginFailure>) -> Void) {
         self.request = request

@@ -2,6 +2,7 @@ import BodyCompression
 import CEvent
 import COpenSSL
 import HTTPInterface
+import Tracing
 import Observability
 
 /// What libevent tells the pool (an exchange finished, failed, timed out; a connection
@@ -148,6 +149,18 @@ extension OriginPool {
         }
         if let metrics, !exchange.finished {
             metrics.originRequest(outcome: Self.outcome(result), duration: .now - exchange.started)
+        }
+        if let tracer, let spanID = exchange.clientSpanID, let trace = exchange.request.trace, !exchange.finished {
+            var status: Int?
+            var failure: String?
+            switch result {
+            case .success(let response): status = response.status
+            case .failure: failure = Self.outcome(result)
+            }
+            let span = HTTPClientSpan(
+                method: exchange.request.method.rawValue, scheme: endpoint.scheme.rawValue, host: endpoint.host, port: endpoint.port,
+                target: endpoint.basePath + exchange.request.target, status: status, failure: failure)
+            tracer.record(span.record(trace: trace, spanID: spanID, elapsed: .now - exchange.started))
         }
         exchange.finish(result)
     }

@@ -4,6 +4,7 @@ import COpenSSL
 import HTTPInterface
 import Observability
 import GatewaySupport
+import Tracing
 
 /// The keep-alive connections to one origin on one loop, run by an `OriginPoolState`.
 ///
@@ -14,6 +15,8 @@ final class OriginPool {
     let dns: OpaquePointer?
     let tls: TLSContext?
     let metrics: GatewayMetrics?
+    /// Records a client span for each request whose trace is recorded; nil without tracing.
+    let tracer: Tracer?
     let configuration: OriginClientConfiguration
     var state: OriginPoolState
     var connections: [OriginPoolState.ConnectionID: OriginConnection] = [:]
@@ -23,9 +26,10 @@ final class OriginPool {
     var expiryTimer: OpaquePointer?
 
     init(
-        endpoint: OriginEndpoint, loop: EventLoop, dns: OpaquePointer?, tls: TLSContext?, metrics: GatewayMetrics?,
+        endpoint: OriginEndpoint, loop: EventLoop, dns: OpaquePointer?, tls: TLSContext?, metrics: GatewayMetrics?, tracer: Tracer? = nil,
         configuration: OriginClientConfiguration
     ) {
+        self.tracer = tracer
         self.endpoint = endpoint
         self.loop = loop
         self.dns = dns
@@ -51,6 +55,7 @@ final class OriginPool {
     func send(_ request: OriginRequest, completion: @escaping (Result<OriginResponse, OriginFailure>) -> Void) {
         let exchange = OriginExchange(request: request, completion: completion)
         exchange.pool = self
+        if tracer != nil, request.trace?.spanID != nil { exchange.clientSpanID = TraceContext.newSpanID() }
         exchanges[ObjectIdentifier(exchange)] = exchange
         exchange.deadlineTimer = startTimer(after: configuration.requestTimeout, for: exchange, callback: originDeadlineCallback)
         lease(for: exchange)
@@ -149,8 +154,9 @@ final class OriginPool {
         evhttp_add_header(headers, "User-Agent", "open-market-gateway")
         evhttp_add_header(headers, RequestID.headerName, exchange.request.requestID)
         if let trace = exchange.request.trace {
-            // A span of its own for each exchange, under the client's trace.
-            evhttp_add_header(headers, "traceparent", trace.outgoingTraceparent)
+            // The client span's id when it is recorded; else under the server span, or a new
+            // span id under the client's.
+            evhttp_add_header(headers, "traceparent", exchange.clientSpanID.map { trace.traceparent(spanID: $0) } ?? trace.outgoingTraceparent)
             if let state = trace.state { evhttp_add_header(headers, "tracestate", state) }
         }
         for field in exchange.request.headers where !Self.managedHeaders.contains(where: { HTTPHeaders.sameName($0, field.name) }) {

@@ -66,7 +66,7 @@ extension ServerCore {
             method: method.rawValue, path: path, route: route == "unmatched" || route == "malformed" ? nil : route, status: status,
             protocolVersion: wireProtocol.version, scheme: recorded.scheme, host: recorded.host, peer: peer, userAgent: recorded.userAgent,
             cacheStatus: cache?.rawValue, rateLimitClass: rateLimit?.policyName, user: user, requestID: requestID)
-        tracer.record(span.record(trace: recorded.trace, elapsed: elapsed, recordsEndUser: tracer.recordsEndUser))
+        tracer.recordServer(span, trace: recorded.trace, elapsed: elapsed)
     }
 }
 

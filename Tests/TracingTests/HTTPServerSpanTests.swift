@@ -100,6 +100,42 @@ import Testing
     }
 }
 
+@Suite struct HTTPClientSpanTests {
+    private let trace = TraceContext(
+        traceID: "4bf92f3577b34da6a3ce929d0e0e4736", parentID: "00f067aa0ba902b7", flags: "01", state: nil, spanID: "b7ad6b7169203331")
+
+    @Test func anOriginRequestIsAClientSpanUnderTheServerSpan() {
+        let span = HTTPClientSpan(method: "GET", scheme: "https", host: "origin.example", port: 443, target: "/api/items/2?page=2&vendor=v-9", status: 200, failure: nil)
+            .record(trace: trace, spanID: "1111111111111111", elapsed: .milliseconds(3), endNanoseconds: 10_000_000)
+        #expect(span.kind == .client)
+        #expect(span.name == "GET")
+        #expect(span.parentSpanID == "b7ad6b7169203331")
+        #expect(span.parentIsRemote == false)
+        #expect(span.startNanoseconds == 7_000_000)
+        #expect(span.status == .unset)
+        #expect(
+            span.attributes == [
+                SpanAttribute("http.request.method", "GET"), SpanAttribute("server.address", "origin.example"), SpanAttribute("server.port", 443),
+                SpanAttribute("url.full", "https://origin.example/api/items/2?page=REDACTED&vendor=REDACTED"),
+                SpanAttribute("http.response.status_code", 200),
+            ])
+    }
+
+    @Test func clientErrorsAreErrorsAndFailuresSayWhy() {
+        let notFound = HTTPClientSpan(method: "GET", scheme: "http", host: "::1", port: 8080, target: "/item/9", status: 404, failure: nil)
+            .record(trace: trace, spanID: "1111111111111111", elapsed: .zero, endNanoseconds: 1)
+        #expect(notFound.status == .error(""))
+        #expect(notFound.attributes.contains(SpanAttribute("error.type", "404")))
+        #expect(notFound.attributes.contains(SpanAttribute("url.full", "http://[::1]:8080/item/9")))
+        let timedOut = HTTPClientSpan(method: "POST", scheme: "http", host: "o", port: 80, target: "/items?flag", status: nil, failure: "timeout")
+            .record(trace: trace, spanID: "1111111111111111", elapsed: .zero, endNanoseconds: 1)
+        #expect(timedOut.status == .error("timeout"))
+        #expect(timedOut.attributes.contains(SpanAttribute("error.type", "timeout")))
+        #expect(!timedOut.attributes.contains { $0.key == "http.response.status_code" })
+        #expect(timedOut.attributes.contains(SpanAttribute("url.full", "http://o/items?flag")))
+    }
+}
+
 @Suite struct TraceDecisionTests {
     @Test func aClientsSampledTraceIsKeptAndGetsAServerSpan() {
         let tracer = Tracer(sampler: .default, queue: SpanQueue(capacity: 4, batchSize: 4)) {}

@@ -3,8 +3,8 @@ import Testing
 @testable import Tracing
 
 @Suite struct SpanQueueTests {
-    private func span(_ number: Int) -> SpanRecord {
-        SpanRecord(traceID: "0af7651916cd43dd8448eb211c80319c", spanID: "b7ad6b71692033\(number < 10 ? "0" : "")\(number)", parentSpanID: nil, name: "GET", kind: .server, startNanoseconds: 1, endNanoseconds: 2)
+    private func span(_ number: Int) -> QueuedSpan {
+        .record(SpanRecord(traceID: "0af7651916cd43dd8448eb211c80319c", spanID: "b7ad6b71692033\(number < 10 ? "0" : "")\(number)", parentSpanID: nil, name: "GET", kind: .server, startNanoseconds: 1, endNanoseconds: 2))
     }
 
     @Test func theExporterIsWokenOnceAWholeBatchWaits() {
@@ -13,7 +13,7 @@ import Testing
         #expect(queue.offer(span(2)) == .queued)
         #expect(queue.offer(span(3)) == .batchReady)
         #expect(queue.offer(span(4)) == .queued)
-        #expect(queue.takeBatch().map(\.spanID) == ["b7ad6b7169203301", "b7ad6b7169203302", "b7ad6b7169203303"])
+        #expect(queue.takeBatch().map(\.record.spanID) == ["b7ad6b7169203301", "b7ad6b7169203302", "b7ad6b7169203303"])
         #expect(queue.count == 1)
         #expect(queue.offer(span(5)) == .queued)
         #expect(queue.offer(span(6)) == .batchReady)

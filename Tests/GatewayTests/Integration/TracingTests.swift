@@ -52,8 +52,9 @@ extension IntegrationTests {
         static func attributes(_ span: [String: Any]) -> [String: Any] { span["attributes"] as? [String: Any] ?? [:] }
 
         /// A miss and a hit under a client's sampled trace: two SERVER spans (kind 2) with
-        /// the stable attributes, children of the client's span; the origin's `traceparent`
-        /// names the miss's span as its parent, so the origin's spans nest under it.
+        /// the stable attributes, children of the client's span, and for the miss a CLIENT
+        /// span (kind 3) of the origin request under it, whose id the origin's `traceparent`
+        /// names, so the origin's own spans nest under it.
         @Test func aMissAndAHitAreServerSpansUnderTheClientsTrace() async throws {
             let origin = try Origin()
             defer { origin.server.shutdown() }
@@ -67,11 +68,12 @@ extension IntegrationTests {
                 try (0..<2).map { _ in try RawHTTPClient(port: port).request("GET", "/v1/products/1", headers: headers) }
             }
             #expect(answers.map(\.status) == [200, 200])
-            let spans = try await Self.spans(receiver, count: 2)
+            let received = try await Self.spans(receiver, count: 3)
+            #expect(received.count == 3)
+            let spans = received.filter { $0["kind"] as? Int == 2 }
             #expect(spans.count == 2)
             for (index, span) in spans.enumerated() {
                 #expect(span["name"] as? String == "GET /v1/products/{id}")
-                #expect(span["kind"] as? Int == 2)
                 #expect(span["traceId"] as? String == traceID)
                 #expect(span["parentSpanId"] as? String == "00f067aa0ba902b7")
                 #expect(span["traceState"] as? String == "rojo=1")
@@ -102,8 +104,24 @@ extension IntegrationTests {
                 #expect((resource["host.name"] as? String)?.isEmpty == false)
                 #expect((span["scope"] as? [String: Any])?["name"] as? String == "open-market-gateway")
             }
+            let client = try #require(received.first { $0["kind"] as? Int == 3 })
+            let missID = try #require(spans.first?["spanId"] as? String)
+            #expect(client["name"] as? String == "GET")
+            #expect(client["traceId"] as? String == traceID)
+            #expect(client["parentSpanId"] as? String == missID)
+            #expect((client["status"] as? [String: Any])?["code"] as? Int == 0)
+            let clientAttributes = Self.attributes(client)
+            #expect(clientAttributes["http.request.method"] as? String == "GET")
+            #expect(clientAttributes["server.address"] as? String == "127.0.0.1")
+            #expect(clientAttributes["server.port"] as? Int == origin.server.port)
+            #expect(clientAttributes["url.full"] as? String == "http://127.0.0.1:\(origin.server.port)/item/1")
+            #expect(clientAttributes["http.response.status_code"] as? Int == 200)
+            #expect(clientAttributes.count == 5)
+            let clientStart = try #require(client["start"] as? Int)
+            let missStart = try #require(spans.first?["start"] as? Int)
+            #expect(clientStart >= missStart)
             let sent = try #require(origin.requests.first?.headers["traceparent"])
-            #expect(sent == "00-\(traceID)-\(spans[0]["spanId"] as? String ?? "?")-01")
+            #expect(sent == "00-\(traceID)-\(client["spanId"] as? String ?? "?")-01")
             let requests = try receiver.requests()
             #expect(requests.allSatisfy { $0["reencodedEqual"] as? Bool == true })
             #expect(requests.allSatisfy { ($0["headers"] as? [String: String])?["content-encoding"] == "gzip" })
@@ -128,8 +146,15 @@ extension IntegrationTests {
                 ]
             }
             #expect(statuses == [200, 404, 502])
-            let spans = try await Self.spans(receiver, count: 2)
+            let received = try await Self.spans(receiver, count: 3)
+            let spans = received.filter { $0["kind"] as? Int == 2 }
             #expect(spans.map { $0["name"] as? String } == ["GET", "GET /v1/products/{id}"])
+            // The origin's 500: an error on the CLIENT span (4xx and 5xx are, for a client).
+            let client = try #require(received.first { $0["kind"] as? Int == 3 })
+            #expect(Self.attributes(client)["error.type"] as? String == "500")
+            #expect(Self.attributes(client)["http.response.status_code"] as? Int == 500)
+            #expect((client["status"] as? [String: Any])?["code"] as? Int == 2)
+            #expect(client["parentSpanId"] as? String == spans[1]["spanId"] as? String)
             #expect(spans.allSatisfy { ($0["parentSpanId"] as? String) == "" })
             #expect(spans.allSatisfy { $0["flags"] as? Int == 0x101 })
             #expect(Self.attributes(spans[0])["http.route"] == nil)
@@ -160,7 +185,7 @@ extension IntegrationTests {
                 return try client.send([.init("GET", "/v1/products/1")]) + client.send([.init("GET", "/v1/products/1")])
             }
             #expect(answers.map(\.status) == [200, 200])
-            let spans = try await Self.spans(receiver, count: 2)
+            let spans = try await Self.spans(receiver, count: 3).filter { $0["kind"] as? Int == 2 }
             #expect(spans.compactMap { Self.attributes($0)["network.protocol.version"] as? String } == ["2", "2"])
             #expect(Set(spans.compactMap { Self.attributes($0)["open_market.cache.status"] as? String }) == ["miss", "hit"])
             #expect(spans.allSatisfy { $0["contentType"] as? String == "application/json" && $0["encoding"] as? String == "identity" })
@@ -218,12 +243,13 @@ extension IntegrationTests {
             let port = gateway.port
             let statuses = try await offPool { try (0..<3).map { _ in try RawHTTPClient(port: port).request("GET", "/v1/products/1").status } }
             #expect(statuses == [200, 200, 200])
-            let spans = try await Self.spans(receiver, count: 3)
-            #expect(spans.count == 3)
+            let spans = try await Self.spans(receiver, count: 4)
+            #expect(spans.count == 4)
             let requests = try receiver.requests()
             let refused = requests.filter { $0["answered"] as? Int == 503 }
             #expect(refused.count == 2)
-            let counted = try await poll(for: .seconds(10)) { Self.metric(metrics, "gateway_trace_spans_exported_total") == 3 }
+            // Three server spans and the first request's client span.
+            let counted = try await poll(for: .seconds(10)) { Self.metric(metrics, "gateway_trace_spans_exported_total") == 4 }
             #expect(counted)
             #expect(Self.metric(metrics, "gateway_trace_spans_dropped_total{reason=\"queue_full\"}") == 0)
             #expect(Self.metric(metrics, "gateway_trace_spans_dropped_total{reason=\"export_failed\"}") == 0)
