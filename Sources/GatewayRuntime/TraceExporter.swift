@@ -40,6 +40,9 @@ final class TraceExporter: @unchecked Sendable {
     /// The loop's: the client, the batch being sent (or waiting to be sent again), and the
     /// state of a run of failures.
     private var client: OriginClient?
+    /// Spans taken from the queue (`drain`), sent from `taken` on in batches.
+    private var taken: [QueuedSpan] = []
+    private var takenIndex = 0
     private var batch: Batch?
     private var failing = false
     private var failuresInRun = 0
@@ -137,8 +140,15 @@ final class TraceExporter: @unchecked Sendable {
         countDropped()
         guard batch == nil, let client else { return }
         let queue = tracer.queue
-        guard evenIfShort || stopping || queue.count >= queue.batchSize else { return }
-        let spans = queue.takeBatch().map(\.record)
+        if takenIndex == taken.count {
+            guard evenIfShort || stopping || queue.count >= queue.batchSize else { return }
+            taken.removeAll(keepingCapacity: true)
+            takenIndex = 0
+            queue.drain(into: &taken)
+        }
+        let end = min(taken.count, takenIndex + queue.batchSize)
+        let spans = taken[takenIndex..<end].map(\.record)
+        takenIndex = end
         guard !spans.isEmpty else {
             if stopping { finished?() }
             return

@@ -17,7 +17,9 @@ public enum QueuedSpan: Sendable {
 }
 
 /// The batch processor's queue: finished spans from every loop, waiting for the exporter.
-/// Bounded: a span offered to a full queue is dropped and counted, never waited for.
+/// Bounded: a span offered to a full queue is dropped and counted, never waited for. The
+/// exporter takes all that waits at once (``drain(into:)``) and sends it in batches, so at
+/// most twice `capacity` spans are held: those waiting here, and those taken.
 ///
 /// Thread-safe (one lock, held for an append or a take); loops offer, the exporter's thread
 /// takes.
@@ -38,10 +40,7 @@ public final class SpanQueue: Sendable {
     public init(capacity: Int, batchSize: Int) {
         self.capacity = capacity
         self.batchSize = min(batchSize, capacity)
-        var initial = State()
-        // Room for the whole queue at once: appending never reallocates under the lock.
-        initial.spans.reserveCapacity(capacity)
-        state = Mutex(initial)
+        state = Mutex(State())
     }
 
     public enum Offer: Equatable, Sendable {
@@ -64,14 +63,14 @@ public final class SpanQueue: Sendable {
         return offer
     }
 
-    /// Up to ``batchSize`` spans, oldest first.
-    public func takeBatch() -> [QueuedSpan] {
+    /// Moves every waiting span, oldest first, into `buffer` (which must be empty): the two
+    /// arrays trade places, so the lock is held for no copy at all, and `buffer`'s storage
+    /// (kept by the exporter between batches) becomes the queue's.
+    public func drain(into buffer: inout [QueuedSpan]) {
+        precondition(buffer.isEmpty, "SpanQueue.drain into a buffer still holding spans")
         state.withLock { state in
             state.wakePending = false
-            let count = min(batchSize, state.spans.count)
-            let batch = Array(state.spans.prefix(count))
-            state.spans.removeFirst(count)
-            return batch
+            swap(&state.spans, &buffer)
         }
     }
 
