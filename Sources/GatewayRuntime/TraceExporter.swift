@@ -107,7 +107,7 @@ final class TraceExporter: @unchecked Sendable {
             tick()
         }
         logger.info(
-            "exporting traces", metadata: ["endpoint": .string(OriginEndpoint.withoutUserInformation(configuration.endpoint)),
+            "exporting traces", metadata: ["endpoint": .string(loggedEndpoint),
             "protocol": .string(configuration.format.rawValue), "sampler": .string(configuration.sampler.description)])
     }
 
@@ -214,7 +214,14 @@ final class TraceExporter: @unchecked Sendable {
         failing = true
         logger.warning(
             "cannot export traces; retrying, and dropping spans the queue cannot hold",
-            metadata: ["reason": .string(reason), "endpoint": .string(OriginEndpoint.withoutUserInformation(configuration.endpoint))])
+            metadata: ["reason": .string(reason), "endpoint": .string(loggedEndpoint)])
+    }
+
+    /// The endpoint as logs show it: without user information or query, either of which
+    /// may hold a key.
+    private var loggedEndpoint: String {
+        let text = OriginEndpoint.withoutUserInformation(configuration.endpoint)
+        return text.firstIndex(of: "?").map { String(text[..<$0]) + "?…" } ?? text
     }
 
     private static func describe(_ result: Result<OriginResponse, OriginFailure>) -> String {

@@ -203,31 +203,42 @@ extension IntegrationTests {
             let receiver = try OTLPTestReceiver()
             receiver.stop()
             let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
-            let gateway = try Self.gateway(origin, receiver: receiver, metrics: metrics) { tracing in
+            let pipe = Pipe()
+            let writer = LogWriter(output: pipe.fileHandleForWriting, interval: .seconds(3600))
+            var handler = BatchedLogHandler(label: "gateway", writer: writer, format: .text)
+            handler.logLevel = .info
+            let gateway = try Self.gateway(origin, receiver: receiver, metrics: metrics, logger: Logger(label: "gateway") { _ in handler }) { tracing in
                 tracing.maxQueueSize = 4
                 tracing.maxExportBatchSize = 2
                 tracing.requestTimeout = .milliseconds(300)
                 // The first batch's first retry waits at least 0.75 s, long past the twelve
                 // requests; its second would end after 2.5 s, so the batch is then given up.
                 tracing.exportTimeout = .milliseconds(2500)
+                tracing.headers = [.init("api-key", "s3cret-collector-key")]
             }
-            defer { gateway.shutdown() }
             let port = gateway.port
-            // Down: every request still answered; the queue (4) and the batch being retried
-            // (2) hold six spans, the rest are dropped.
+            // Down: every request still answered; the queue (4) and what the exporter took
+            // from it (at most 4) hold at most eight spans, the rest are dropped.
             let whileDown = try await offPool { try (0..<12).map { _ in try RawHTTPClient(port: port).request("GET", "/v1/products/1").status } }
             #expect(whileDown == Array(repeating: 200, count: 12))
-            let full = try await poll(for: .seconds(10)) { Self.metric(metrics, "gateway_trace_spans_dropped_total{reason=\"queue_full\"}") >= 6 }
+            let full = try await poll(for: .seconds(10)) { Self.metric(metrics, "gateway_trace_spans_dropped_total{reason=\"queue_full\"}") >= 4 }
             #expect(full)
             // Past the export timeout a batch is given up, counted, and the next tried.
             let givenUp = try await poll(for: .seconds(10)) {
-                Self.metric(metrics, "gateway_trace_exports_failed_total") >= 1
+                Self.metric(metrics, "gateway_trace_exports_failed_total") >= 2
                     && Self.metric(metrics, "gateway_trace_spans_dropped_total{reason=\"export_failed\"}") >= 2
             }
             #expect(givenUp)
             #expect(Self.metric(metrics, "gateway_trace_spans_exported_total") == 0)
             let after = try await offPool { try RawHTTPClient(port: port).request("GET", "/v1/products/1").status }
             #expect(after == 200)
+            gateway.shutdown()
+            writer.flush()
+            try pipe.fileHandleForWriting.close()
+            let log = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            // One warning for the whole run of failures, and never the collector's key.
+            #expect(log.components(separatedBy: "cannot export traces").count - 1 == 1)
+            #expect(!log.contains("s3cret-collector-key"))
         }
 
         /// A collector that answers slowly, then 503 with `Retry-After: 1`, then accepts:
