@@ -14,9 +14,12 @@ public struct OriginRequest: Sendable {
     /// The largest response body accepted for this request (after gunzip); nil for the
     /// client's `maxResponseBytes`.
     public var maxResponseBytes: Int?
-    /// The client request's trace, passed on; nil sends none (image fetches from hosts that
-    /// are not the origin).
+    /// The client request's trace: passed on (`traceparent`, `tracestate`), and the request
+    /// recorded in it as a client span when tracing records the trace; nil: neither.
     public var trace: TraceContext?
+    /// Whether `trace` is sent (false for image hosts, which are not the origin: the request is
+    /// recorded, nothing of the trace leaves the gateway).
+    public var propagatesTrace = true
 
     public init(
         method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [], requestID: String,

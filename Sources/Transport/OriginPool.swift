@@ -153,7 +153,7 @@ final class OriginPool {
         evhttp_add_header(headers, "Accept-Encoding", "gzip")
         evhttp_add_header(headers, "User-Agent", "open-market-gateway")
         evhttp_add_header(headers, RequestID.headerName, exchange.request.requestID)
-        if let trace = exchange.request.trace {
+        if let trace = exchange.request.trace, exchange.request.propagatesTrace {
             // The client span's id when it is recorded; else under the server span, or a new
             // span id under the client's.
             evhttp_add_header(headers, "traceparent", exchange.clientSpanID.map { trace.traceparent(spanID: $0) } ?? trace.outgoingTraceparent)

@@ -140,6 +140,13 @@ public func fuzzModels(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .traceparent:
         let text = String(decoding: input, as: UTF8.self)
         let context = TraceContext.from(traceparent: text, tracestate: text)
+        // The stored answers' byte-level reading (no text made) accepts exactly what the
+        // parser keeps, with the same sampled flag and trace id.
+        let peeked = input.withUnsafeBytes { TraceContext.peek(traceparent: $0) }
+        precondition((peeked != nil) == (context.parentID != nil), "peek and the parser disagree on validity")
+        if let peeked {
+            precondition(peeked.sampled == context.isSampled && peeked.traceIDLow == context.traceIDLow, "peek and the parser disagree")
+        }
         precondition(context.traceID.utf8.count == 32 && context.traceID.utf8.allSatisfy(isLowerHex), "a trace id that is not 32 lower-case hex digits")
         if let parent = context.parentID {
             // Kept: the fields are the input's, and the input has the level-1 shape.

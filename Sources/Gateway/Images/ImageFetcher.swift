@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GatewaySupport
 import HTTPInterface
 import ImageProcessing
 
@@ -40,18 +41,21 @@ struct ImageFetcher: Sendable {
     static let notAllowed = GatewayError(status: 403, detail: "The image's address is not allowed.")
 
     /// Fetches `url`. Starts on `client`'s loop; `completion` runs on that loop, once.
+    /// `trace`: the request's, in which each request to the host is recorded as a client span
+    /// (when the trace is recorded); it is never sent to the host.
     func fetch(
-        _ url: String, client: any OriginSending, requestID: String, completion: @escaping @Sendable (ImageFetchOutcome) -> Void
+        _ url: String, client: any OriginSending, requestID: String, trace: TraceContext? = nil,
+        completion: @escaping @Sendable (ImageFetchOutcome) -> Void
     ) {
         guard let destination = ImageDestination(url: url) else {
             completion(.failure(Self.notAllowed))
             return
         }
-        fetch(destination, redirectsLeft: maxRedirects, client: client, requestID: requestID, completion: completion)
+        fetch(destination, redirectsLeft: maxRedirects, client: client, requestID: requestID, trace: trace, completion: completion)
     }
 
     private func fetch(
-        _ destination: ImageDestination, redirectsLeft: Int, client: any OriginSending, requestID: String,
+        _ destination: ImageDestination, redirectsLeft: Int, client: any OriginSending, requestID: String, trace: TraceContext?,
         completion: @escaping @Sendable (ImageFetchOutcome) -> Void
     ) {
         guard let internalAllowed = policy.internalAddressesAllowed(for: destination) else {
@@ -83,9 +87,10 @@ struct ImageFetcher: Sendable {
                 }
                 let endpoint = OriginEndpoint(
                     scheme: destination.scheme, host: destination.host, port: destination.port, connectAddress: address.description)
-                let request = OriginRequest(
+                var request = OriginRequest(
                     method: .get, target: destination.target, headers: ["Accept": "image/*"], requestID: requestID,
-                    maxResponseBytes: maxBytes)
+                    maxResponseBytes: maxBytes, trace: trace)
+                request.propagatesTrace = false
                 let send: (@escaping (Result<OriginResponse, OriginFailure>) -> Void) -> Void = { answered in
                     guard let breaker else { return client.send(request, to: endpoint, completion: answered) }
                     breaker.send(request, via: client, to: endpoint, completion: answered)
@@ -100,7 +105,7 @@ struct ImageFetcher: Sendable {
                                 completion(.failure(.badGateway("The image's redirect could not be followed.")))
                                 return
                             }
-                            fetch(next, redirectsLeft: redirectsLeft - 1, client: client, requestID: requestID, completion: completion)
+                            fetch(next, redirectsLeft: redirectsLeft - 1, client: client, requestID: requestID, trace: trace, completion: completion)
                         } else {
                             completion(outcome(of: response))
                         }

@@ -216,13 +216,13 @@ public final class ImageReads: Sendable {
         guard leads else { return }
         let finish: @Sendable (Served) -> Void = { [self] served in coalescer.finish(variant, with: served) }
         guard let disk else {
-            render(variant, origin: context.origin, redis: context.redis, requestID: request.requestID, completion: finish)
+            render(variant, origin: context.origin, redis: context.redis, requestID: request.requestID, trace: request.trace, completion: finish)
             return
         }
         disk.read(variant) { [self] image in
             guard let image else {
                 metrics.cacheEvent("miss", cache: "image_disk")
-                render(variant, origin: context.origin, redis: context.redis, requestID: request.requestID, completion: finish)
+                render(variant, origin: context.origin, redis: context.redis, requestID: request.requestID, trace: request.trace, completion: finish)
                 return
             }
             metrics.cacheEvent("hit", cache: "image_disk")
@@ -234,11 +234,11 @@ public final class ImageReads: Sendable {
     /// Renders `variant` from its source on a worker, stores it in both tiers, and hands it to
     /// `completion` (on the worker thread). Failures are not stored.
     private func render(
-        _ variant: ImageVariant, origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String,
+        _ variant: ImageVariant, origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String, trace: TraceContext?,
         completion: @escaping @Sendable (Served) -> Void
     ) {
         fetchedAhead.used(variant.url)
-        source(variant.url, origin: origin, redis: redis, requestID: requestID) { [self] outcome in
+        source(variant.url, origin: origin, redis: redis, requestID: requestID, trace: trace) { [self] outcome in
             guard case .image(let source) = outcome, let sourceFormat = ImageFormat(sniffing: source.identity) else {
                 let failure = if case .failure(let error) = outcome { error } else { GatewayError.badGateway("The image could not be read.") }
                 return completion(Served(outcome: .failure(failure), cacheStatus: CacheStatus.notStored(fwd: "miss", status: nil)))
@@ -277,10 +277,12 @@ public final class ImageReads: Sendable {
     /// `completion` may run on any thread.
     /// `fetchedAhead`: asked by the prefetch lane (a fetched source is remembered, to count
     /// whether a client's render used it). `redis`: the loop's connection to the replicas'
-    /// Redis, where the placeholder computed from a fetched source is stored.
+    /// Redis, where the placeholder computed from a fetched source is stored. `trace`: the
+    /// trace of the request that needs it (the fetch's client span is recorded in it; a fetch
+    /// other requests join is the first one's).
     func source(
-        _ url: String, origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String, fetchedAhead: Bool = false,
-        completion: @escaping @Sendable (ImageFetchOutcome) -> Void
+        _ url: String, origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String, trace: TraceContext? = nil,
+        fetchedAhead: Bool = false, completion: @escaping @Sendable (ImageFetchOutcome) -> Void
     ) {
         guard sources.join(url, waiter: completion) else { return }
         let finish: @Sendable (ImageFetchOutcome) -> Void = { [self] outcome in sources.finish(url, with: outcome) }
@@ -289,7 +291,7 @@ public final class ImageReads: Sendable {
         }
         let fetch: @Sendable () -> Void = { [self] in
             origin.loop.execute { [self] in
-                fetcher.fetch(url, client: origin, requestID: requestID) { [self] outcome in
+                fetcher.fetch(url, client: origin, requestID: requestID, trace: trace) { [self] outcome in
                     guard case .image(let image) = outcome else { return finish(outcome) }
                     disk?.write(image, for: .source(url))
                     if fetchedAhead { self.fetchedAhead.remember(url) }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HTTPInterface
 import Testing
+import GatewaySupport
 @testable import Gateway
 
 extension IntegrationTests {
@@ -30,6 +31,22 @@ extension IntegrationTests {
                 #expect(response.headers["X-Seen-Request-ID"] == "test-/items/3")
                 #expect(response.headers["X-Seen-Accept-Encoding"] == "gzip")
                 #expect(response.headers["X-Seen-Custom"] == "kept")
+            }
+        }
+
+        /// A request's trace goes to the origin as `traceparent`, named by the request's server
+        /// span when it has one; never to a host the request does not propagate it to (image
+        /// hosts).
+        @Test func theTraceGoesOnlyWhereItIsPropagated() async throws {
+            try await with { origin, client in
+                let trace = TraceContext(
+                    traceID: "4bf92f3577b34da6a3ce929d0e0e4736", parentID: "00f067aa0ba902b7", flags: "01", state: nil, spanID: "b7ad6b7169203331")
+                var request = OriginRequest(method: .get, target: "/items/1", requestID: "r", trace: trace)
+                let sent = try await client.client.send(request, to: origin.endpoint).get()
+                #expect(sent.headers["X-Seen-Traceparent"] == "00-4bf92f3577b34da6a3ce929d0e0e4736-b7ad6b7169203331-01")
+                request.propagatesTrace = false
+                let kept = try await client.client.send(request, to: origin.endpoint).get()
+                #expect(kept.headers["X-Seen-Traceparent"] == "")
             }
         }
 

@@ -37,6 +37,7 @@ final class TestOrigin: Sendable {
             response.headers.add("X-Seen-Request-ID", request.headers["X-Request-ID"] ?? "")
             response.headers.add("X-Seen-Accept-Encoding", request.headers["Accept-Encoding"] ?? "")
             response.headers.add("X-Seen-Custom", request.headers["X-Custom"] ?? "")
+            response.headers.add("X-Seen-Traceparent", request.headers["traceparent"] ?? "")
             response.headers.add("X-Peer", request.peer ?? "")
             return response
         })
