@@ -266,6 +266,30 @@ extension IntegrationTests {
             #expect(Self.metric(metrics, "gateway_trace_spans_dropped_total{reason=\"export_failed\"}") == 0)
         }
 
+        /// A cold image under a sampled trace: the fetch of its source from the image host
+        /// is a CLIENT span under the image request's SERVER span, with the host's URL.
+        @Test func anImageFetchIsAClientSpanOfTheImageRequest() async throws {
+            let receiver = try OTLPTestReceiver()
+            try await ImageHarness.with(configure: { configuration, _ in
+                var tracing = TracingConfiguration(endpoint: receiver.endpoint)
+                tracing.scheduleDelay = .milliseconds(20)
+                configuration.tracing = tracing
+            }) { harness in
+                let source = harness.originImage("/images/2-1.png")
+                let answers = try await harness.get(
+                    [harness.path(for: source) + "?w=160"], headers: ["traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"])
+                #expect(answers.map(\.status) == [200])
+                let spans = try await Self.spans(receiver, count: 2).filter { $0["traceId"] as? String == "0af7651916cd43dd8448eb211c80319c" }
+                let server = try #require(spans.first { $0["kind"] as? Int == 2 })
+                let client = try #require(spans.first { $0["kind"] as? Int == 3 })
+                #expect(server["name"] as? String == "GET /v1/images/{token}")
+                #expect(Self.attributes(server)["open_market.cache.status"] as? String == "miss")
+                #expect(client["parentSpanId"] as? String == server["spanId"] as? String)
+                #expect(Self.attributes(client)["url.full"] as? String == source)
+                #expect(Self.attributes(client)["http.response.status_code"] as? Int == 200)
+            }
+        }
+
         /// The value of one series in the Prometheus text, 0 when absent.
         static func metric(_ metrics: GatewayMetrics, _ series: String) -> Int {
             let text = String(decoding: metrics.render(), as: UTF8.self)
