@@ -55,7 +55,7 @@ let package = Package(
         // Traces: the sampler, spans as values, the batch queue, OTLP's protobuf and JSON
         // encodings, the exporter's retry rules and the OpenTelemetry variables. Pure: no C,
         // no I/O; the transport records spans into it, the runtime exports them.
-        .target(name: "Tracing", dependencies: ["GatewaySupport"]),
+        .target(name: "Tracing", dependencies: ["HTTPCodec", "GatewaySupport"]),
         // Pure contract and mapping code: products, money, locales, origin generations,
         // writes. Foundation and GatewaySupport only, no C, no I/O; above the HTTP interface
         // and the transport, neither of which sees it.

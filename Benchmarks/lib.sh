@@ -177,6 +177,12 @@ compare_named() {
     fi
 }
 
+# Installs h2load (Debian's nghttp2-client) when it is missing; for the scripts that use measure_h2.
+need_h2load() {
+    command -v h2load >/dev/null || $([ "$(id -u)" -ne 0 ] && echo sudo) env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends nghttp2-client >/dev/null
+}
+
 # One h2load run (-c CONNECTIONS -m STREAMS -D DURATION seconds); extra arguments go before
 # the URL; fails unless every answer is 2xx. Prints "rps p50 p99" (p50/p99 in ms
 # from the per-request log: its third column is the time in microseconds).

@@ -16,8 +16,7 @@ DURATION=${DURATION:-4}
 STREAMS=${STREAMS:-10}
 source Benchmarks/lib.sh
 bench_setup
-command -v h2load >/dev/null || $([ "$(id -u)" -ne 0 ] && echo sudo) env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -qq --no-install-recommends nghttp2-client >/dev/null
+need_h2load
 
 OFF=18694
 SOME=18695

@@ -33,7 +33,7 @@ package enum ASCII {
 
     static func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
 
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case 0x30...0x39: byte - 0x30
         case 0x61...0x66: byte - 0x61 + 10

@@ -1,3 +1,4 @@
+import GatewaySupport
 import HTTPInterface
 
 /// A route path such as `/v1/products/{id}`: literal segments and named parameters that

@@ -1,3 +1,4 @@
+import GatewaySupport
 import HTTPCodec
 import HTTPInterface
 import Logging

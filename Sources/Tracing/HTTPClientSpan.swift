@@ -45,10 +45,9 @@ public struct HTTPClientSpan: Sendable {
             attributes.append(SpanAttribute(Names.errorType, String(status)))
             spanStatus = .error("")
         }
-        let nanoseconds = max(0, elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         return SpanRecord(
             traceID: trace.traceID, spanID: spanID, parentSpanID: trace.spanID, traceState: trace.state, name: known ? method : "HTTP",
-            kind: .client, startNanoseconds: endNanoseconds - min(endNanoseconds, UInt64(nanoseconds)), endNanoseconds: endNanoseconds,
+            kind: .client, startNanoseconds: SpanRecord.start(endingAt: endNanoseconds, after: elapsed), endNanoseconds: endNanoseconds,
             status: spanStatus, attributes: attributes)
     }
 

@@ -72,8 +72,7 @@ public struct HTTPServerSpan: Sendable {
         if let rateLimitClass { attributes.append(SpanAttribute(Names.rateLimitClass, rateLimitClass)) }
         if recordsEndUser, let user { attributes.append(SpanAttribute(Names.enduserID, user)) }
         attributes.append(SpanAttribute(Names.requestID, requestID))
-        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-        let start = endNanoseconds - min(endNanoseconds, UInt64(max(0, nanoseconds)))
+        let start = SpanRecord.start(endingAt: endNanoseconds, after: elapsed)
         return SpanRecord(
             traceID: trace.traceID, spanID: trace.spanID ?? "", parentSpanID: trace.parentID, parentIsRemote: trace.parentID != nil,
             traceState: trace.state, name: route.map { spanMethod + " " + $0 } ?? spanMethod, kind: .server, startNanoseconds: start,

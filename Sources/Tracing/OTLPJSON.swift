@@ -41,14 +41,7 @@ public enum OTLPJSON {
 
     static func write(_ span: SpanRecord, to json: inout JSONWriter) {
         json.beginObject()
-        json.key("traceId")
-        json.string(span.traceID)
-        json.key("spanId")
-        json.string(span.spanID)
-        if let state = span.traceState {
-            json.key("traceState")
-            json.string(state)
-        }
+        writeIdentity(traceID: span.traceID, spanID: span.spanID, traceState: span.traceState, to: &json)
         if let parent = span.parentSpanID {
             json.key("parentSpanId")
             json.string(parent)
@@ -69,14 +62,7 @@ public enum OTLPJSON {
             json.beginArray()
             for link in span.links {
                 json.beginObject()
-                json.key("traceId")
-                json.string(link.traceID)
-                json.key("spanId")
-                json.string(link.spanID)
-                if let state = link.traceState {
-                    json.key("traceState")
-                    json.string(state)
-                }
+                writeIdentity(traceID: link.traceID, spanID: link.spanID, traceState: link.traceState, to: &json)
                 json.key("flags")
                 json.integer(Int64(SpanFlags.sampled | SpanFlags.hasIsRemote))
                 json.endObject()
@@ -93,6 +79,18 @@ public enum OTLPJSON {
             json.endObject()
         }
         json.endObject()
+    }
+
+    /// `traceId`, `spanId` and, when there is one, `traceState`: of a span or of a link.
+    static func writeIdentity(traceID: String, spanID: String, traceState: String?, to json: inout JSONWriter) {
+        json.key("traceId")
+        json.string(traceID)
+        json.key("spanId")
+        json.string(spanID)
+        if let traceState {
+            json.key("traceState")
+            json.string(traceState)
+        }
     }
 
     static func write(_ attributes: [SpanAttribute], to json: inout JSONWriter) {

@@ -1,3 +1,5 @@
+import HTTPCodec
+
 /// Protocol Buffers' wire format, written by hand for the few OTLP messages the exporter sends
 /// (`OTLPProtobuf`): varints, fixed-width numbers, and length-delimited fields whose length is
 /// put in front once their content is written. Checked against `opentelemetry-proto`'s
@@ -66,7 +68,7 @@ struct ProtobufWriter {
         varint(UInt64(digits.count / 2))
         var high: UInt8?
         for digit in digits {
-            let nibble = Self.nibble(digit)
+            let nibble = ASCII.hexValue(digit) ?? 0
             if let first = high {
                 bytes.append(first << 4 | nibble)
                 high = nil
@@ -108,14 +110,5 @@ struct ProtobufWriter {
     /// Bytes as they are, after a tag and length the caller wrote.
     mutating func appendRaw<Bytes: Sequence>(_ raw: Bytes) where Bytes.Element == UInt8 {
         bytes.append(contentsOf: raw)
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8 {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: 0
-        }
     }
 }

@@ -1,3 +1,5 @@
+import GatewaySupport
+
 /// Which traces are recorded (`OTEL_TRACES_SAMPLER`): always, never, a share of trace ids,
 /// or, parent-based, whatever the client's `traceparent` decided, with one of those for
 /// traces that begin here. The decision is a pure function of the parent's sampled flag and
@@ -36,7 +38,7 @@ public struct Sampler: Sendable, Equatable, CustomStringConvertible {
         case "always_on": root = .alwaysOn
         case "always_off": root = .alwaysOff
         case "traceidratio":
-            let text = argument?.trimmingSpaces ?? ""
+            let text = argument?.trimmingSpaces() ?? ""
             if text.isEmpty {
                 root = .ratio(1)
             } else {
@@ -75,14 +77,5 @@ public struct Sampler: Sendable, Equatable, CustomStringConvertible {
         case .ratio(let ratio): rootName = "traceidratio(\(ratio))"
         }
         return parentBased ? "parentbased_" + rootName : rootName
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
     }
 }

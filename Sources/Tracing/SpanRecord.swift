@@ -53,6 +53,16 @@ public struct SpanRecord: Sendable, Equatable {
     }
 }
 
+extension SpanRecord {
+    /// The start, in nanoseconds since the epoch, of a span that ended at `end` after
+    /// `elapsed` (never before the epoch).
+    static func start(endingAt end: UInt64, after elapsed: Duration) -> UInt64 {
+        let (seconds, attoseconds) = elapsed.components
+        let nanoseconds = UInt64(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        return end - min(end, nanoseconds)
+    }
+}
+
 /// One attribute: a key from the semantic conventions (``SpanAttribute/Key``) or the
 /// gateway's own `open_market.*` names, and a value.
 public struct SpanAttribute: Sendable, Equatable {

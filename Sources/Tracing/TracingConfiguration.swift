@@ -1,3 +1,6 @@
+import GatewaySupport
+import HTTPCodec
+
 /// Where and how spans are exported, and which are recorded. Tracing is on only when an
 /// endpoint is set (`--tracing-endpoint`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
 /// `OTEL_EXPORTER_OTLP_ENDPOINT`) and `OTEL_SDK_DISABLED` is not `true`.
@@ -75,7 +78,7 @@ public struct TracingConfiguration: Sendable, Equatable {
         -> TracingConfiguration?
     {
         func variable(_ name: String) -> String? {
-            guard let value = environment[name]?.trimmingSpaces, !value.isEmpty else { return nil }
+            guard let value = environment[name]?.trimmingSpaces(), !value.isEmpty else { return nil }
             return value
         }
         /// The traces-specific variable, else the general one.
@@ -114,10 +117,10 @@ public struct TracingConfiguration: Sendable, Equatable {
             configuration.headers = try parseList(list, what: "--tracing-headers")
         }
         for header in configuration.headers {
-            guard !header.name.isEmpty, header.name.utf8.allSatisfy(isTokenByte) else {
+            guard !header.name.isEmpty, header.name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else {
                 throw TracingConfigurationError("the OTLP headers name a field that is not an HTTP token")
             }
-            guard header.value.utf8.allSatisfy({ $0 == 0x09 || (0x20..<0x7F).contains($0) || $0 >= 0x80 }) else {
+            guard header.value.utf8.allSatisfy(HTTPSyntax.isFieldValueByte) else {
                 // The value is a secret: never repeated in the message.
                 throw TracingConfigurationError("the OTLP header \(header.name) has a value with control characters")
             }
@@ -172,13 +175,13 @@ public struct TracingConfiguration: Sendable, Equatable {
     static func parseList(_ text: String, what: String) throws(TracingConfigurationError) -> [Header] {
         var result: [Header] = []
         for member in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let trimmed = String(member).trimmingSpaces
+            let trimmed = member.trimmingSpaces()
             if trimmed.isEmpty { continue }
             guard let equals = trimmed.firstIndex(of: "=") else {
                 throw TracingConfigurationError("\(what) must be a list of name=value pairs separated by commas")
             }
-            let name = String(trimmed[..<equals]).trimmingSpaces
-            guard !name.isEmpty, let value = percentDecoded(String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces) else {
+            let name = String(trimmed[..<equals]).trimmingSpaces()
+            guard !name.isEmpty, let value = PercentDecoding.decode(Substring(trimmed[trimmed.index(after: equals)...].trimmingSpaces())) else {
                 throw TracingConfigurationError("\(what) must be a list of name=value pairs separated by commas, values percent-encoded")
             }
             result.append(Header(name, value))
@@ -186,40 +189,10 @@ public struct TracingConfiguration: Sendable, Equatable {
         return result
     }
 
-    static func percentDecoded(_ text: String) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
     private static func number(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(TracingConfigurationError) -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw TracingConfigurationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(text)")
         }
         return value
-    }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 }

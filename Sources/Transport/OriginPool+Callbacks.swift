@@ -1,3 +1,4 @@
+import GatewaySupport
 import BodyCompression
 import CEvent
 import COpenSSL

@@ -132,18 +132,23 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         server.requestMetrics.record(
             route: route, method: method, wireProtocol: wireProtocol, status: status, duration: elapsed, sentBytes: bodyLength,
             uncompressedBytes: bodyLength == 0 ? 0 : gzipOf ?? bodyLength, gzip: gzipOf != nil)
+        let logger = server.core.logger
+        let logs = logger.logLevel <= .info
+        guard logs || recorded != nil else { return }
+        // Made once, for the span and the access line alike.
+        let path = path()
+        let requestID = requestID()
         if let recorded {
             server.core.recordSpan(
-                recorded, method: method, path: path(), route: route, status: status, wireProtocol: wireProtocol, peer: client,
-                cache: fromCache ? .hit : nil, rateLimit: rateLimit, user: user, requestID: requestID(), elapsed: elapsed)
+                recorded, method: method, path: path, route: route, status: status, wireProtocol: wireProtocol, peer: client,
+                cache: fromCache ? .hit : nil, rateLimit: rateLimit, user: user, requestID: requestID, elapsed: elapsed)
         }
-        let logger = server.core.logger
-        guard logger.logLevel <= .info else { return }
+        guard logs else { return }
         log(
             logger,
             AccessLine(
-                method: method, wireProtocol: wireProtocol, path: path(), route: route, status: status, bytes: bodyLength, cache: fromCache ? "hit" : nil, client: client,
-                requestID: requestID(), traceID: traceID(), user: user),
+                method: method, wireProtocol: wireProtocol, path: path, route: route, status: status, bytes: bodyLength, cache: fromCache ? "hit" : nil, client: client,
+                requestID: requestID, traceID: traceID(), user: user),
             elapsed: elapsed)
     }
 

@@ -1,3 +1,4 @@
+import HTTPCodec
 import Synchronization
 
 /// W3C Trace Context (level 1) of one request: the client's `traceparent` when it is valid
@@ -29,12 +30,12 @@ public struct TraceContext: Sendable, Equatable {
     /// Whether the sampled flag is set.
     public var isSampled: Bool {
         guard let last = flags.utf8.last else { return false }
-        return Self.hexValue(last) & 1 == 1
+        return Self.nibble(last) & 1 == 1
     }
 
     /// The trace id's last 16 hex digits as a number (what ratio sampling looks at).
     public var traceIDLow: UInt64 {
-        traceID.utf8.suffix(16).reduce(0) { $0 << 4 | UInt64(Self.hexValue($1)) }
+        traceID.utf8.suffix(16).reduce(0) { $0 << 4 | UInt64(Self.nibble($1)) }
     }
 
     /// This context with the sampler's decision: the sampled flag set or cleared, and the
@@ -54,8 +55,8 @@ public struct TraceContext: Sendable, Equatable {
     /// sampled flag and its trace id's last 16 hex digits as a number.
     public static func peek(traceparent bytes: UnsafeRawBufferPointer) -> (sampled: Bool, traceIDLow: UInt64)? {
         guard valid(bytes) else { return nil }
-        let low = bytes[19..<35].reduce(UInt64(0)) { $0 << 4 | UInt64(hexValue($1)) }
-        return (hexValue(bytes[54]) & 1 == 1, low)
+        let low = bytes[19..<35].reduce(UInt64(0)) { $0 << 4 | UInt64(nibble($1)) }
+        return (nibble(bytes[54]) & 1 == 1, low)
     }
 
     /// A new trace id as its two halves (the process prefix, a scrambled count), for a
@@ -121,10 +122,6 @@ public struct TraceContext: Sendable, Equatable {
             && traceID.contains(where: { $0 != UInt8(ascii: "0") }) && parentID.contains(where: { $0 != UInt8(ascii: "0") })
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8 {
-        byte <= UInt8(ascii: "9") ? byte &- UInt8(ascii: "0") : (byte | 0x20) &- UInt8(ascii: "a") &+ 10
-    }
-
     /// `tracestate` when it can be passed on: at most 512 bytes of visible ASCII, spaces and
     /// tabs, in at most 32 list members.
     static func validState(_ text: String) -> String? {
@@ -134,6 +131,9 @@ public struct TraceContext: Sendable, Equatable {
         else { return nil }
         return text
     }
+
+    /// A hex digit's value; only for bytes already checked to be hex digits.
+    private static func nibble(_ byte: UInt8) -> UInt8 { ASCII.hexValue(byte) ?? 0 }
 
     private static func isLowerHex(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
