@@ -89,6 +89,7 @@ struct GatewayCommand: ParsableCommand {
         defer { LogWriter.standardError.flush() }
         let logger = Logger(label: "gateway")
         let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
+        metrics.reportLogWriter(.standardError)
         var demoOrigin: DemoOrigin?
         var identityProvider: DemoIdentityProvider?
         do {

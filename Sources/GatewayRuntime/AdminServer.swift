@@ -26,6 +26,6 @@ extension GatewayApplication {
         let router = AdminRoutes.router(token: token, routes: routes, metrics: metrics, servesMetrics: configuration.admin.servesMetrics)
         var adminLogger = logger
         adminLogger[metadataKey: "listener"] = "admin"
-        return GatewayServer(configuration: admin, router: router, logger: adminLogger, metrics: metrics)
+        return GatewayServer(configuration: admin, router: router, logger: adminLogger, metrics: metrics, reportsMetrics: false)
     }
 }

@@ -46,6 +46,9 @@ public final class GatewayServer: Sendable {
     private let traceExporter = Locked<TraceExporter?>(nil)
     /// The exporter's tracer, for each loop's origin client; made at `start`.
     private let tracer = Locked<Tracer?>(nil)
+    /// Whether this is the public listener, whose connections and Redis the metrics report
+    /// (the admin listener shares the registry and reports neither).
+    private let reportsMetrics: Bool
 
     /// - Parameter metrics: where request metrics go; the router's `/metrics` route should
     ///   render the same instance.
@@ -55,10 +58,14 @@ public final class GatewayServer: Sendable {
     ///   (`GatewayApplication.OriginRoutes.authenticator`); its keys load from the first loop.
     /// - Parameter vendorCredentials: `GatewayApplication.OriginRoutes.vendorCredentials`,
     ///   which ``reloadFiles(_:)`` reads again.
+    /// - Parameter reportsMetrics: whether `gateway_connections` and `gateway_redis_up` report
+    ///   this server's (false for the admin listener, which shares the registry).
     public init(
         configuration: GatewayConfiguration, router: Router, logger: Logger, metrics: GatewayMetrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets),
-        replicaListener: (any ReplicaListener)? = nil, authenticator: BearerAuthenticator? = nil, vendorCredentials: VendorCredentialStore? = nil
+        replicaListener: (any ReplicaListener)? = nil, authenticator: BearerAuthenticator? = nil, vendorCredentials: VendorCredentialStore? = nil,
+        reportsMetrics: Bool = true
     ) {
+        self.reportsMetrics = reportsMetrics
         self.vendorCredentials = vendorCredentials
         self.authenticator = authenticator
         self.configuration = configuration
@@ -138,6 +145,7 @@ public final class GatewayServer: Sendable {
         let server = HTTPServer(configuration: transport, application: application, logger: logger, metrics: metrics)
         try server.start { index, loop in attachments(index: index, loop: loop) }
         running.withLock { $0 = server }
+        if reportsMetrics { reportState(of: server) }
         if let exporter {
             exporter.start()
             traceExporter.withLock { $0 = exporter }
@@ -146,6 +154,25 @@ public final class GatewayServer: Sendable {
             // The URL without its password.
             logger.info("sharing state through redis", metadata: ["redis": .string(redis.description)], source: "Gateway")
         }
+    }
+
+    /// Registers the gauges read at each scrape: `gateway_connections{protocol}` (open client
+    /// connections by the protocol they speak: `HTTP/1.1` until a connection turns to
+    /// `HTTP/2`) and, with `--redis-url`, `gateway_redis_up` (1 while a connection to Redis
+    /// is up and its breaker closed) beside `gateway_redis_failures_total` at 0.
+    private func reportState(of server: HTTPServer) {
+        let http1 = metrics.gauge("gateway_connections", [("protocol", WireProtocol.http11.rawValue)])
+        let http2 = metrics.gauge("gateway_connections", [("protocol", WireProtocol.http2.rawValue)])
+        metrics.onScrape {
+            let open = server.openConnections
+            http1.record(open.http1)
+            http2.record(open.http2)
+        }
+        guard configuration.redis != nil else { return }
+        metrics.declareCounters("gateway_redis_failures_total", "reason", ["timeout", "connection_lost"])
+        let up = metrics.gauge("gateway_redis_up")
+        let health = redisHealth
+        metrics.onScrape { up.record(health.isReachable ? 1 : 0) }
     }
 
     /// Loads the TLS certificate, key and ticket keys, and the vendor credentials file, again

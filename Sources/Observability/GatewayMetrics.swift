@@ -1,6 +1,7 @@
 import CoreMetrics
 import Prometheus
 import Synchronization
+import GatewaySupport
 
 /// The gateway's metrics, through swift-metrics into a Prometheus registry of its own (one
 /// per server, so tests and embedded servers do not share counters).
@@ -21,6 +22,8 @@ public final class GatewayMetrics: Sendable {
     private let presets: [PresetKey: PresetCounter]
     /// Counters of ``count(_:_:_:)`` that were not preset, made on first use.
     private let others = Mutex<[PresetKey: PresetCounter]>([:])
+    /// What reads state into gauges just before each scrape (``onScrape(_:)``).
+    private let scrapeHooks = Mutex<[@Sendable () -> Void]>([])
 
     /// A family of counters made up front: `label` with two dimensions, for each value of the
     /// first every value of the second in `values`.
@@ -79,6 +82,24 @@ public final class GatewayMetrics: Sendable {
         CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
     }
 
+    package func gauge(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Gauge {
+        CoreMetrics.Gauge(label: label, dimensions: dimensions, factory: factory)
+    }
+
+    /// Makes the counters of `label` with `dimension` at each of `values` (and `fixed`), so
+    /// they show at 0 from the start: a dashboard or an alert on a counter that has not
+    /// counted yet then reads 0, not "no data".
+    package func declareCounters(_ label: String, _ dimension: String, _ values: [String], fixed: [(String, String)] = []) {
+        for value in values { _ = counter(label, fixed + [(dimension, value)]) }
+    }
+
+    /// Runs `hook` before every ``render()``, on the scraping thread: for gauges that read
+    /// state kept elsewhere (open connections, a breaker's state, an age). `hook` must be
+    /// quick and must not block.
+    package func onScrape(_ hook: @escaping @Sendable () -> Void) {
+        scrapeHooks.withLock { $0.append(hook) }
+    }
+
     package func timer(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Timer {
         CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
     }
@@ -122,8 +143,24 @@ public final class GatewayMetrics: Sendable {
         counter("gateway_redis_failures_total", [("reason", reason)]).increment()
     }
 
+    /// `gateway_log_lines_dropped_total`: lines `writer` dropped because its output could not
+    /// keep up, brought up to date at each scrape.
+    public func reportLogWriter(_ writer: LogWriter) {
+        let counter = counter("gateway_log_lines_dropped_total")
+        let reported = Locked(0)
+        onScrape {
+            let now = writer.droppedLines
+            let new = reported.withLock { reported in
+                defer { reported = max(reported, now) }
+                return now - reported
+            }
+            if new > 0 { counter.increment(by: Int64(new)) }
+        }
+    }
+
     /// The Prometheus text exposition (format 0.0.4) of every metric.
     public func render() -> [UInt8] {
+        for hook in scrapeHooks.withLock({ $0 }) { hook() }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GatewaySupport
 
 /// Takes formatted log lines from any thread and writes them to a file handle (stderr by
@@ -19,6 +20,8 @@ public final class LogWriter: Sendable {
     }
 
     private let pending = Locked<Pending>(Pending())
+    /// Lines dropped over capacity since the writer was made.
+    private let droppedTotal = Atomic<Int>(0)
     /// Held while a batch is taken and written (``drain()``). A plain lock, not a
     /// `Locked<Void>`: ThreadSanitizer reported Swift's exclusivity check on the empty value
     /// as a race between two holders of the lock (the gateway's exit status was 66).
@@ -40,6 +43,10 @@ public final class LogWriter: Sendable {
         thread.start()
     }
 
+    /// Lines dropped because `capacity` bytes were pending, since the writer was made. Any
+    /// thread.
+    public var droppedLines: Int { droppedTotal.load(ordering: .relaxed) }
+
     /// Queues one line (with its newline). Never blocks on I/O.
     public func write(_ line: String, urgent: Bool = false) {
         write(urgent: urgent) { $0.append(contentsOf: line.utf8) }
@@ -59,6 +66,7 @@ public final class LogWriter: Sendable {
             guard pending.bytes.count <= capacity else {
                 pending.bytes.removeSubrange(mark...)
                 pending.dropped += 1
+                droppedTotal.add(1, ordering: .relaxed)
                 return wasEmpty
             }
             let firstUrgent = urgent && !pending.urgent

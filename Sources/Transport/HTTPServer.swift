@@ -76,6 +76,13 @@ public final class HTTPServer: Sendable {
     /// Requests read but not answered yet.
     public var inFlight: Int { core.inFlight.load(ordering: .relaxed) }
 
+    /// Open client connections now, across all loops: those speaking HTTP/1.x (TLS
+    /// handshakes not yet done included) and those speaking HTTP/2. Any thread.
+    public var openConnections: (http1: Int, http2: Int) {
+        let http2 = core.http2Connections.load(ordering: .relaxed)
+        return (max(0, core.connections.load(ordering: .relaxed) - http2), http2)
+    }
+
     /// The public listener's TLS context, which `TLSServerContext.reload` renews; nil for HTTP.
     public var tls: TLSServerContext? { core.configuration.tls }
 

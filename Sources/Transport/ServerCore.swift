@@ -19,6 +19,8 @@ final class ServerCore: Sendable {
     let drain = DrainState()
     /// Open client connections, across all loops (bounded by `maxConnections`).
     let connections = Atomic<Int>(0)
+    /// Of ``connections``, those speaking HTTP/2.
+    let http2Connections = Atomic<Int>(0)
 
     /// The request limits every loop's decoders enforce.
     let requestLimits: RequestLimits

@@ -128,12 +128,14 @@ final class ServerLoop: @unchecked Sendable {
     func replace(_ connection: ClientConnection, with successor: any ServerConnection) {
         guard connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
         connections[ObjectIdentifier(successor)] = successor
+        if successor is HTTP2Connection { core.http2Connections.add(1, ordering: .relaxed) }
     }
 
     /// Called by a connection as it closes.
     func removed(_ connection: any ServerConnection) {
         if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil {
             core.connections.subtract(1, ordering: .relaxed)
+            if connection is HTTP2Connection { core.http2Connections.subtract(1, ordering: .relaxed) }
         }
     }
 

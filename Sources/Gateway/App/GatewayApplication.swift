@@ -164,6 +164,10 @@ public enum GatewayApplication {
                 logger: logger)
             return BearerAuthenticator(configuration: auth, keys: keys, metrics: metrics)
         }
+        metrics.declareApplicationCounters(breakers: !configuration.origin.breaker.isOff, auth: authenticator != nil)
+        if !configuration.origin.breaker.isOff { metrics.reportOriginBreaker(breaker) }
+        if let hostBreakers { metrics.reportImageHostBreakers(hostBreakers) }
+        if let keys = authenticator?.keys { metrics.reportAuthKeys(keys) }
         let readiness = Readiness(
             endpoint: endpoint, generation: configuration.origin.generation, authKeys: authenticator?.keys, breaker: reads.breaker)
         let purger = CachePurger(reads: reads, images: images)

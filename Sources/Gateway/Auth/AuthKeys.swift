@@ -36,6 +36,8 @@ public final class AuthKeys: Sendable {
 
     private struct State {
         var set: JSONWebKeySet?
+        /// When ``set`` was loaded.
+        var loadedAt: ContinuousClock.Instant?
         var lastFailed = false
         var loading = false
         var lastStarted: ContinuousClock.Instant?
@@ -71,6 +73,11 @@ public final class AuthKeys: Sendable {
             guard state.set != nil else { return .missing }
             return state.lastFailed ? .stale : .fresh
         }
+    }
+
+    /// How long ago the set in use was loaded; nil before the first load.
+    func age(now: ContinuousClock.Instant) -> Duration? {
+        state.withLock { $0.loadedAt }.map { now - $0 }
     }
 
     func onChange(_ observer: @escaping @Sendable (JSONWebKeySet) -> Void) {
@@ -127,6 +134,7 @@ public final class AuthKeys: Sendable {
                 next = freshness
                 state.withLock { state in
                     state.set = set
+                    state.loadedAt = .now
                     state.lastFailed = false
                     state.failureLogged = false
                 }

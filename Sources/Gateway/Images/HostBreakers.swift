@@ -35,6 +35,11 @@ final class HostBreakers: Sendable {
         }
     }
 
+    /// How many hosts' breakers are open or half-open now (the metrics' gauge).
+    var notClosedCount: Int {
+        breakers.withLock { $0.values.count(where: { $0.state != .closed }) }
+    }
+
     /// The state of `host`'s breaker, if it has one (tests, readiness).
     func state(of host: String) -> CircuitBreaker.State? {
         breakers.withLock { $0[host]?.state }

@@ -34,6 +34,30 @@ extension IntegrationTests {
             }
         }
 
+        /// `gateway_connections` counts the open client connections by the protocol they
+        /// speak, read at each scrape; a connection that turned to HTTP/2 counts there.
+        @Test func openConnectionsAreCountedByProtocol() async throws {
+            let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
+            try await TestServer.with(metrics: metrics, threads: 1, configure: { $0.http2 = true }) { server in
+                let port = server.port
+                let lines = try await offPool { () -> Set<String> in
+                    let http1 = try RawHTTPClient(port: port)
+                    let http2 = try HTTP2TestClient(port: port)
+                    #expect(try http1.request("GET", "/healthz").status == 200)
+                    #expect(try http2.get("/healthz").status == 200)
+                    return Set(String(decoding: metrics.render(), as: UTF8.self).split(separator: "\n").map(String.init))
+                }
+                #expect(lines.contains(#"gateway_connections{protocol="HTTP/1.1"} 1.0"#))
+                #expect(lines.contains(#"gateway_connections{protocol="HTTP/2"} 1.0"#))
+                // Both clients are gone: the server sees them close.
+                let closed = try await poll {
+                    let text = String(decoding: metrics.render(), as: UTF8.self)
+                    return text.contains(#"gateway_connections{protocol="HTTP/1.1"} 0.0"#) && text.contains(#"gateway_connections{protocol="HTTP/2"} 0.0"#)
+                }
+                #expect(closed)
+            }
+        }
+
         @Test func originOutcomesAreCounted() async throws {
             let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
             let origin = try TestOrigin()
