@@ -224,7 +224,7 @@ extension IntegrationTests.ServerConnection {
     /// limit given at launch would also set the connection cap (the limit less 256, at
     /// least 16), and the cap, not the descriptors, would then turn connections away.
     @Test func runningOutOfDescriptorsPausesAcceptingAndLogsSparingly() async throws {
-        let port = try Self.freePort()
+        let port = try freeLoopbackPort()
         var environment = ProcessInfo.processInfo.environment
         environment["GATEWAY_CACHE_DIR"] = FileManager.default.temporaryDirectory
             .appendingPathComponent("gateway-cache-\(UUID().uuidString)").path
@@ -278,23 +278,6 @@ extension IntegrationTests.ServerConnection {
         let shortages = log.split(separator: "\n").filter { $0.contains("out of descriptors") }
         #expect(shortages.count >= 1, "the descriptors never ran out (limit \(limit)):\n\(log)")
         #expect(shortages.count <= 5, "\(shortages.count) shortage lines (limit \(limit)):\n\(log)")
-    }
-
-    /// A port nothing listens on now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw RawHTTPClient.ClientError(description: "bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     // MARK: - Clients that leave
