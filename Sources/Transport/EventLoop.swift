@@ -16,6 +16,10 @@ public final class EventLoop: @unchecked Sendable {
     /// A user event activated by `post` to wake the loop; owned by this loop.
     private var wakeEvent: OpaquePointer?
     private let inbox = Locked<[@Sendable () -> Void]>([])
+    /// Scheduled jobs whose timers have not fired (released in deinit if the loop ends first).
+    private let scheduled = ScheduledJobs()
+    /// Set once the loop's thread has left its loop.
+    private let ended = Atomic<Bool>(false)
     private let threadID = Atomic<UInt>(0)
     /// The kernel's id of the loop's thread while it runs (0 otherwise), for `/proc/self/task`.
     let kernelThreadID = Atomic<Int32>(0)
@@ -45,7 +49,9 @@ public final class EventLoop: @unchecked Sendable {
 
     deinit {
         if let wakeEvent { event_free(wakeEvent) }
+        // Frees the timers of jobs that never ran (without running them); then their boxes.
         event_base_free(base)
+        for box in scheduled.takeAll() { Unmanaged<ScheduledJob>.fromOpaque(box).release() }
     }
 
     /// Starts the loop's thread. The loop runs until `stop` or `stop(after:)`.
@@ -61,6 +67,9 @@ public final class EventLoop: @unchecked Sendable {
         kernelThreadID.store(gettid(), ordering: .releasing)
         event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
         drainInbox()
+        // Jobs whose time had not come will never run: let go of them (and of what they hold).
+        ended.store(true, ordering: .releasing)
+        for box in scheduled.takeAll() { Unmanaged<ScheduledJob>.fromOpaque(box).release() }
         threadID.store(0, ordering: .releasing)
         finished.signal()
     }
@@ -86,11 +95,17 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `job` on this loop's thread once `delay` has passed (a libevent one-shot timer).
     /// Callable from any thread. A job still waiting when the loop ends never runs.
     public func schedule(after delay: Duration, _ job: @escaping @Sendable () -> Void) {
-        // Unmanaged: passRetained here, released by the callback, which runs exactly once
-        // (unless the loop ends first: then the box leaks with the process's end).
-        let box = Unmanaged.passRetained(ScheduledJob(job)).toOpaque()
+        // A loop that has ended runs nothing more.
+        guard !ended.load(ordering: .acquiring) else { return }
+        // Unmanaged: passRetained here, released by the callback, which runs exactly once,
+        // or, when the loop ends first, as it ends (the job never runs): `scheduled` knows
+        // which boxes are still out. A job's closure often holds the application; one left
+        // for ever would keep a stopped server's caches, files and loops alive.
+        let box = Unmanaged.passRetained(ScheduledJob(job, registry: scheduled)).toOpaque()
+        scheduled.insert(box)
         var tv = timeval(delay)
         if event_base_once(base, -1, Int16(EV_TIMEOUT), eventLoopScheduledCallback, box, &tv) != 0 {
+            scheduled.remove(box)
             Unmanaged<ScheduledJob>.fromOpaque(box).release()
             post(job)
         }
@@ -130,13 +145,35 @@ private func eventLoopWakeCallback(_: Int32, _: Int16, _ context: UnsafeMutableR
 /// A job waiting for its time, as `event_base_once` carries it.
 private final class ScheduledJob {
     let job: @Sendable () -> Void
-    init(_ job: @escaping @Sendable () -> Void) { self.job = job }
+    let registry: ScheduledJobs
+    init(_ job: @escaping @Sendable () -> Void, registry: ScheduledJobs) {
+        self.job = job
+        self.registry = registry
+    }
+}
+
+/// The boxes of one loop's scheduled jobs whose timers have not fired, by address: the loop's
+/// deinit releases them. Any thread (jobs are scheduled from any thread).
+private final class ScheduledJobs: Sendable {
+    private let addresses = Locked<Set<UInt>>([])
+
+    func insert(_ box: UnsafeMutableRawPointer) { addresses.withLock { _ = $0.insert(UInt(bitPattern: box)) } }
+    func remove(_ box: UnsafeMutableRawPointer) { addresses.withLock { _ = $0.remove(UInt(bitPattern: box)) } }
+
+    func takeAll() -> [UnsafeMutableRawPointer] {
+        addresses.withLock { addresses in
+            defer { addresses = [] }
+            return addresses.compactMap { UnsafeMutableRawPointer(bitPattern: $0) }
+        }
+    }
 }
 
 /// A scheduled job's timer fired, on the loop thread; `context` is the retained job (see
 /// `EventLoop.schedule`).
 private func eventLoopScheduledCallback(_: Int32, _: Int16, _ context: UnsafeMutableRawPointer?) {
-    Unmanaged<ScheduledJob>.fromOpaque(context!).takeRetainedValue().job()
+    let scheduled = Unmanaged<ScheduledJob>.fromOpaque(context!).takeRetainedValue()
+    scheduled.registry.remove(context!)
+    scheduled.job()
 }
 
 extension EventLoop {

@@ -20,6 +20,8 @@ public final class OriginClient: OriginSending, LoopAttachment, @unchecked Senda
     /// Owned by this client; freed in close().
     private var dns: OpaquePointer?
     private var pools: [OriginEndpoint: OriginPool] = [:]
+    /// Set by ``close()``: later requests fail at once.
+    private var closed = false
 
     /// Creates the client for `loop`. Call before the loop starts, or on its thread. `tls`
     /// (a client context) is needed for https origins and image hosts.
@@ -41,6 +43,7 @@ public final class OriginClient: OriginSending, LoopAttachment, @unchecked Senda
         completion: @escaping (Result<OriginResponse, OriginFailure>) -> Void
     ) {
         precondition(eventLoop.inLoop, "OriginClient.send off its loop")
+        guard !closed else { return completion(.failure(.connectionLost)) }
         pool(for: endpoint).send(request, completion: completion)
     }
 
@@ -79,7 +82,10 @@ public final class OriginClient: OriginSending, LoopAttachment, @unchecked Senda
     public func start() {}
 
     /// Closes every connection and the resolver. On the loop thread, with nothing in flight.
+    /// Closes every connection; requests under way or waiting for a connection complete
+    /// with `.connectionLost` (so whoever waits on them lets go), and later ones fail at once.
     public func close() {
+        closed = true
         for pool in pools.values { pool.close() }
         pools = [:]
         if let dns { evdns_base_free(dns, 0) }

@@ -193,14 +193,25 @@ extension OriginPool {
 
     /// Closes every connection and stops the expiry timer. On the loop thread, with no
     /// request in flight.
+    /// Frees every connection (evhttp drops their requests without calling back), then
+    /// completes each exchange under way or waiting with `.connectionLost`: its completion
+    /// holds what waits for it (the application's coalescers), which must not be kept
+    /// for ever by a client that is gone.
     func close() {
         if let expiryTimer { event_free(expiryTimer) }
         expiryTimer = nil
+        let unfinished = Array(exchanges.values) + Array(waiters.values)
+        exchanges = [:]
+        waiters = [:]
         for connection in connections.values {
             evhttp_connection_set_closecb(connection.evcon, nil, nil)
             evhttp_connection_free(connection.evcon)
         }
         connections = [:]
+        for exchange in unfinished {
+            exchange.pending = nil
+            exchange.finish(.failure(.connectionLost))
+        }
     }
 }
 

@@ -68,14 +68,16 @@ struct ImageFetcher: Sendable {
             return
         }
         let resolve = self.resolve
-        let decided = OnceFlag()
+        // Whichever ends first, the resolution or the timer, takes the completion; the timer
+        // then holds only the emptied box (not the fetch's waiters) until its deadline.
+        let pending = Locked<(@Sendable (ImageFetchOutcome) -> Void)?>(completion)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(resolveTimeout / .nanoseconds(1)))) {
-            guard decided.claim() else { return }
-            client.loop.execute { completion(.failure(.badGateway("The image's host was not resolved in time."))) }
+            guard let timedOut = pending.withLock({ $0.take() }) else { return }
+            client.loop.execute { timedOut(.failure(.badGateway("The image's host was not resolved in time."))) }
         }
         DispatchQueue.global().async {
             let addresses = resolve(destination.host)
-            guard decided.claim() else { return }
+            guard pending.withLock({ $0.take() }) != nil else { return }
             client.loop.execute {
                 guard let address = addresses.first else {
                     completion(.failure(.badGateway("The image's host could not be resolved.")))
