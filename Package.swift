@@ -77,7 +77,7 @@ let package = Package(
         // What the transport, the app and every protocol share: requests, responses, problems,
         // header lists, request ids, origin requests and answers, Redis replies, and the
         // protocols through which handlers reach their loop, the origin and Redis. No C.
-        .target(name: "HTTPInterface", dependencies: ["HTTPCodec", "GatewaySupport"]),
+        .target(name: "HTTPInterface", dependencies: ["HTTPCodec", "GatewaySupport", "Tracing"]),
         // Metrics (the Prometheus registry, per-loop request handles) and logs (the batched
         // log writer, access lines): what the transport and the app both report through.
         .target(
@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "Routing",
             dependencies: [
-                "HTTPCodec", "HTTPInterface", "GatewayModels", "GatewaySupport", "Observability", .product(name: "Logging", package: "swift-log"),
+                "HTTPCodec", "HTTPInterface", "GatewayModels", "GatewaySupport", "Observability", "Tracing", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Event loops, the HTTP/1.1 and HTTP/2 server (listener, client connections, TLS,

@@ -163,7 +163,9 @@ public final class GatewayServer: Sendable {
     private func reportState(of server: HTTPServer) {
         let http1 = metrics.gauge("gateway_connections", [("protocol", WireProtocol.http11.rawValue)])
         let http2 = metrics.gauge("gateway_connections", [("protocol", WireProtocol.http2.rawValue)])
-        metrics.onScrape {
+        // Weak: the registry outlives nothing it reports on (the server holds the registry).
+        metrics.onScrape { [weak server] in
+            guard let server else { return }
             let open = server.openConnections
             http1.record(open.http1)
             http2.record(open.http2)
@@ -281,7 +283,8 @@ public final class GatewayServer: Sendable {
         }
         if index == 0, let authenticator, let tls = identityProviderTLS.withLock({ $0 }) {
             attached.attachments.append(
-                IdentityProviderClient(loop: loop, configuration: configuration.origin.client, tls: tls, keys: authenticator.keys))
+                IdentityProviderClient(
+                    loop: loop, configuration: configuration.origin.client, tls: tls, keys: authenticator.keys, tracer: tracer.withLock { $0 }))
         }
         return attached
     }

@@ -1,5 +1,7 @@
 import Gateway
+import GatewaySupport
 import HTTPInterface
+import Tracing
 import Transport
 
 /// The GETs to the identity provider (discovery document, key set): an origin client of its
@@ -13,10 +15,13 @@ final class IdentityProviderClient: KeySetFetching, LoopAttachment, @unchecked S
     private let configuration: OriginClientConfiguration
     private let tls: TLSContext
     private let keys: AuthKeys
+    /// Where the key-set loads' spans go; nil without tracing.
+    private let tracer: Tracer?
     /// Touched on `loop`'s thread only.
     private var client: OriginClient?
 
-    init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext, keys: AuthKeys) {
+    init(loop: EventLoop, configuration: OriginClientConfiguration, tls: TLSContext, keys: AuthKeys, tracer: Tracer? = nil) {
+        self.tracer = tracer
         self.loop = loop
         self.configuration = configuration
         self.tls = tls
@@ -27,8 +32,8 @@ final class IdentityProviderClient: KeySetFetching, LoopAttachment, @unchecked S
     /// the loop's thread (its resolver belongs to the loop), then the keys' first load.
     func start() {
         loop.execute { [self] in
-            client = OriginClient(loop: loop, configuration: configuration, tls: tls)
-            keys.start(fetcher: self, loop: loop)
+            client = OriginClient(loop: loop, configuration: configuration, tls: tls, tracer: tracer)
+            keys.start(fetcher: self, loop: loop, tracer: tracer)
         }
     }
 
@@ -38,12 +43,15 @@ final class IdentityProviderClient: KeySetFetching, LoopAttachment, @unchecked S
     }
 
     func get(
-        _ target: String, from endpoint: OriginEndpoint, maxBytes: Int,
+        _ target: String, from endpoint: OriginEndpoint, maxBytes: Int, trace: TraceContext?,
         completion: @escaping @Sendable (Result<OriginResponse, OriginFailure>) -> Void
     ) {
-        let request = OriginRequest(
-            method: .get, target: target, headers: ["Accept": "application/json"], requestID: RequestID.generate(), maxResponseBytes: maxBytes)
-        loop.execute { [self] in
+        var request = OriginRequest(
+            method: .get, target: target, headers: ["Accept": "application/json"], requestID: RequestID.generate(), maxResponseBytes: maxBytes,
+            trace: trace)
+        // The identity provider is not the origin: the load is recorded, its trace not sent.
+        request.propagatesTrace = false
+        loop.execute { [self, request] in
             guard let client else { return completion(.failure(.connectionLost)) }
             client.send(request, to: endpoint) { completion($0) }
         }

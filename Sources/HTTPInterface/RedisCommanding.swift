@@ -10,6 +10,12 @@ public protocol RedisCommanding: AnyObject, Sendable {
     /// Sends one command (`["GET", key]`); `completion` gets its reply or why there is none
     /// (refused at once while the breaker is open or too many commands wait).
     func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void)
+    /// The server's host and port as configured (a span's `server.address`); nil when unknown.
+    var server: (host: String, port: Int)? { get }
+}
+
+extension RedisCommanding {
+    public var server: (host: String, port: Int)? { nil }
 }
 
 /// What replicas say to each other on their channel besides their own messages.

@@ -1,3 +1,4 @@
+import Tracing
 import GatewaySupport
 
 /// What a server's protocol layer (HTTP/1.1 today, HTTP/2 next) hands every request to. The
@@ -78,10 +79,14 @@ public struct LoopServices: Sendable {
     /// Nil without a shared Redis.
     public let redis: (any RedisCommanding)?
     public let drain: DrainState
+    /// Where a recorded request's INTERNAL spans go (an image render it waited on); nil
+    /// without tracing.
+    public let tracer: Tracer?
 
-    public init(origin: (any OriginSending)?, redis: (any RedisCommanding)?, drain: DrainState) {
+    public init(origin: (any OriginSending)?, redis: (any RedisCommanding)?, drain: DrainState, tracer: Tracer? = nil) {
         self.origin = origin
         self.redis = redis
         self.drain = drain
+        self.tracer = tracer
     }
 }

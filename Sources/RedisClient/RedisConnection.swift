@@ -21,6 +21,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     public var loop: any LoopExecutor { eventLoop }
     /// Whether Redis answered lately.
     public var isReachable: Bool { health.isReachable }
+    public var server: (host: String, port: Int)? { (configuration.host, configuration.port) }
     let configuration: RedisConfiguration
     let health: RedisHealth
     let logger: Logger

@@ -1,4 +1,5 @@
 import HTTPInterface
+import Tracing
 
 /// What judges a request's bearer token (the gateway's `BearerAuthenticator`): asked once per
 /// request, before its rate limit is spent and before a stored answer is served, so a limit
@@ -13,6 +14,8 @@ public protocol RequestAuthenticating: Sendable {
 
     /// Finishes a judgement `authenticate` left `.awaitingKeys(pending)`: once the key set
     /// has been fetched again, `completion` gets `.verified`, `.anonymous` or `.refused`, on
-    /// `loop`'s thread, exactly once.
-    func resume(_ pending: any Sendable, on loop: any LoopExecutor, completion: @escaping @Sendable (RequestAuthentication) -> Void)
+    /// `loop`'s thread, exactly once. `trace`: the request's, when it is recorded (the wait is a
+    /// span of it, and the key set's load links to it).
+    func resume(
+        _ pending: any Sendable, on loop: any LoopExecutor, trace: TraceScope?, completion: @escaping @Sendable (RequestAuthentication) -> Void)
 }

@@ -1,4 +1,5 @@
 import HTTPInterface
+import Tracing
 import Logging
 
 /// What a handler gets besides the request.
@@ -12,8 +13,13 @@ public struct RouteContext: Sendable {
     /// only on that loop (a `deferred` handler is there).
     public let origin: (any OriginSending)?
     /// The Redis connection of the loop running the handler; nil without `--redis-url`.
-    /// Use it only on that loop.
+    /// Use it only on that loop. With the request recorded (`trace`), each command is a
+    /// CLIENT span of it (``TracedRedis``).
     public let redis: (any RedisCommanding)?
+    /// Where the spans of work done for the request go (INTERNAL spans of what it waits on,
+    /// the traces of background work it causes), when it is recorded: nil without tracing or
+    /// when not sampled.
+    public let trace: TraceScope?
     /// What the route's stored answer found before it declined (its `StoredAnswer.declined`),
     /// so the handler need not parse and look up again; nil when it did not run.
     public var storedProbe: (any Sendable)?
@@ -23,16 +29,27 @@ public struct RouteContext: Sendable {
 
     public init(
         parameters: [String: String] = [:], requestID: String, logger: Logger, origin: (any OriginSending)? = nil, redis: (any RedisCommanding)? = nil,
-        drain: DrainState? = nil, traceID: String? = nil, storedProbe: (any Sendable)? = nil
+        drain: DrainState? = nil, traceID: String? = nil, storedProbe: (any Sendable)? = nil, trace: TraceScope? = nil
     ) {
+        self.trace = trace
         self.storedProbe = storedProbe
         self.parameters = parameters
         self.requestID = requestID
         self.traceID = traceID
         self.baseLogger = logger
         self.origin = origin
-        self.redis = redis
+        self.redis = TracedRedis.wrap(redis, scope: trace)
         self.drain = drain
+    }
+
+    /// This context for work done in another trace (background work the request caused):
+    /// the same loop's origin and Redis, spans going to `trace`.
+    public func with(trace: TraceScope?) -> RouteContext {
+        var copy = RouteContext(
+            parameters: parameters, requestID: requestID, logger: baseLogger, origin: origin, redis: redis, drain: drain,
+            traceID: trace?.trace.traceID ?? traceID, storedProbe: storedProbe, trace: trace)
+        copy.storedProbe = storedProbe
+        return copy
     }
 
     /// True once the server drains (after SIGTERM or SIGINT), read when asked: a handler

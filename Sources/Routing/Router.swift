@@ -1,6 +1,7 @@
 import GatewaySupport
 import HTTPCodec
 import HTTPInterface
+import Tracing
 import Logging
 
 /// The route table: each route declared once with its method, pattern, handler, optional
@@ -243,7 +244,8 @@ public struct Router: Sendable {
             let parameters = PathPattern.split(request.path).flatMap(route.pattern.match) ?? [:]
             let context = RouteContext(
                 parameters: parameters, requestID: request.requestID, logger: logger, origin: services?.origin, redis: services?.redis,
-                drain: services?.drain, traceID: request.trace.traceID, storedProbe: storedProbe)
+                drain: services?.drain, traceID: request.trace.traceID, storedProbe: storedProbe,
+                trace: TraceScope(tracer: services?.tracer, trace: request.trace))
             route.handler.run(request, context: context, responder: responder)
         case .options:
             let allowed = allowedMethods(path: request.path)?.methods ?? []

@@ -1,5 +1,6 @@
 import GatewayModels
 import HTTPInterface
+import Tracing
 import Logging
 import Observability
 import GatewaySupport
@@ -79,7 +80,7 @@ public final class RouterApplication: ServerApplication {
             guard let authenticator, let loop = services.origin?.loop ?? services.redis?.loop else {
                 return responder.fail(GatewayError.authKeysUnavailable(retryAfterSeconds: 5))
             }
-            authenticator.resume(pending, on: loop) { [self] decided in
+            authenticator.resume(pending, on: loop, trace: TraceScope(tracer: services.tracer, trace: request.trace)) { [self] decided in
                 var routing = routing
                 routing.authentication = decided
                 if case .verified(let identity) = decided { responder.identify(user: identity.subject) }

@@ -28,6 +28,20 @@ public enum SemanticConventions {
     public static let rateLimitClass = "open_market.rate_limit.class"
     /// The gateway's request id (`X-Request-ID`).
     public static let requestID = "open_market.request_id"
+    /// An image render's output format (`webp`, `avif`, `jpeg`, `png`; `placeholder`).
+    public static let imageFormat = "open_market.image.format"
+    /// An image render's width in pixels (0: the source's).
+    public static let imageWidth = "open_market.image.width"
+    /// Why the identity provider's key set was loaded: `start`, `refresh`, `unknown kid`.
+    public static let keySetLoadReason = "open_market.auth.key_set.reason"
+    /// What a background refresh was: `stale_while_revalidate` or `recovery`.
+    public static let refreshKind = "open_market.refresh.kind"
+    /// What a prefetch fetched ahead: `page`, `detail` or `image`.
+    public static let prefetchKind = "open_market.prefetch.kind"
+    /// How many placeholders a list answer waited for.
+    public static let placeholdersAsked = "open_market.placeholders.asked"
+    /// The source image's bytes that a render read.
+    public static let imageSourceBytes = "open_market.image.source_bytes"
 
     /// Resource attributes.
     public static let serviceName = "service.name"

@@ -54,7 +54,7 @@ final class ServerLoop: @unchecked Sendable {
         self.core = core
         inputs = ConnectionInputPool(limits: core.requestLimits)
         requestMetrics = RequestMetrics(metrics: core.metrics)
-        services = LoopServices(origin: nil, redis: nil, drain: core.drain)
+        services = LoopServices(origin: nil, redis: nil, drain: core.drain, tracer: core.tracer)
         head.reserveCapacity(4096)
         listener = try ConnectionListener(socket: socket, server: self)
     }
@@ -66,7 +66,7 @@ final class ServerLoop: @unchecked Sendable {
 
     /// Takes what the assembler attaches to this loop. Before the loop starts.
     func attach(_ attached: LoopAttachments) {
-        services = LoopServices(origin: attached.origin, redis: attached.redis, drain: core.drain)
+        services = LoopServices(origin: attached.origin, redis: attached.redis, drain: core.drain, tracer: core.tracer)
         attachments = attached.attachments
     }
 

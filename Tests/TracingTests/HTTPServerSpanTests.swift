@@ -89,7 +89,9 @@ import Testing
             Names.httpRequestMethod, Names.httpRequestMethodOriginal, Names.httpResponseStatusCode, Names.httpRoute, Names.urlPath, Names.urlScheme,
             Names.urlFull, Names.serverAddress, Names.serverPort, Names.clientAddress, Names.networkProtocolVersion, Names.userAgentOriginal,
             Names.errorType, Names.enduserID, Names.dbSystemName, Names.dbOperationName, Names.serviceName, Names.serviceVersion,
-            Names.serviceInstanceID, Names.hostName, Names.cacheStatus, Names.rateLimitClass, Names.requestID,
+            Names.serviceInstanceID, Names.hostName, Names.cacheStatus, Names.rateLimitClass, Names.requestID, Names.imageFormat,
+            Names.imageWidth, Names.imageSourceBytes, Names.placeholdersAsked, Names.refreshKind,
+            Names.prefetchKind, Names.keySetLoadReason,
         ]
         for name in names {
             #expect(stable.contains(name) || name.hasPrefix("open_market."), "\(name)")

@@ -1,6 +1,7 @@
 import GatewayModels
 import HTTPInterface
 import GatewaySupport
+import Tracing
 
 /// The placeholders of one page being mapped (`include=placeholders`): each image's as known
 /// now, and the URLs still unknown, to prepare in the background. One per mapping; its lookup
@@ -50,7 +51,8 @@ final class PlaceholderCollection: Sendable {
     /// many were asked for.
     @discardableResult
     func prepareMissing(
-        origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String, completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void = { _ in }
+        origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String, scope: TraceScope? = nil,
+        completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void = { _ in }
     ) -> Int {
         // Stable: in the mapping's order within each position.
         let urls = unknown.withLock { $0 }.enumerated().sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
@@ -59,7 +61,7 @@ final class PlaceholderCollection: Sendable {
         var seen = Set<String>()
         var started = 0
         for url in urls where seen.insert(url).inserted {
-            images.preparePlaceholder(url, origin: origin, redis: redis, requestID: requestID, completion: completion)
+            images.preparePlaceholder(url, origin: origin, redis: redis, requestID: requestID, scope: scope, completion: completion)
             started += 1
         }
         return started
@@ -69,18 +71,21 @@ final class PlaceholderCollection: Sendable {
 /// Waits for the placeholders being prepared, or until ``expire()``, whichever comes first,
 /// then runs `then` once. Those that end before ``arm(expecting:)`` (how many were started)
 /// count too. Thread-safe.
+///
+/// `then` (which holds the answer being made, and through it the application) is let go once
+/// it has run: the expiry timer keeps this object until its deadline, not what `then` holds.
 final class PlaceholderWait: Sendable {
     private struct State {
         var expected: Int?
         var done = 0
-        var fired = false
+        /// Nil once fired.
+        var then: (@Sendable () -> Void)?
     }
 
-    private let state = Locked(State())
-    private let then: @Sendable () -> Void
+    private let state: Locked<State>
 
     init(then: @escaping @Sendable () -> Void) {
-        self.then = then
+        state = Locked(State(then: then))
     }
 
     /// One placeholder is ready (or failed).
@@ -105,11 +110,11 @@ final class PlaceholderWait: Sendable {
     }
 
     private func fire(when decide: (inout State) -> Bool) {
-        let fires = state.withLock { state -> Bool in
-            guard decide(&state), !state.fired else { return false }
-            state.fired = true
-            return true
+        let then = state.withLock { state -> (@Sendable () -> Void)? in
+            guard state.then != nil, decide(&state) else { return nil }
+            defer { state.then = nil }
+            return state.then
         }
-        if fires { then() }
+        then?()
     }
 }

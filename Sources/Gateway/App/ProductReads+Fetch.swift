@@ -5,6 +5,7 @@ import HTTPInterface
 import Observability
 import Routing
 import GatewaySupport
+import Tracing
 
 /// The miss path: one fetch per key (shared tier first with `--redis-url`, then the origin),
 /// the mapping of what came back, and prefetches.
@@ -21,7 +22,7 @@ extension ProductReads {
     ) {
         let generation = cache.generation
         let fetchKey = FetchKey(key: key, generation: generation)
-        guard coalescer.join(fetchKey, waiter: completion) else { return }
+        guard coalescer.join(fetchKey, scope: context.trace, waiter: completion) else { return }
         let finish: @Sendable (Outcome) -> Void = { [self] outcome in coalescer.finish(fetchKey, with: outcome) }
         guard let shared, let redis = context.redis else {
             return fetchFromOrigin(kind, key: key, locale: locale, request: request, context: context, generation: generation, completion: finish)
@@ -166,7 +167,15 @@ extension ProductReads {
         let deadline = DispatchTime.now() + .milliseconds(Int(configuration.placeholderWait / .milliseconds(1)))
         // The wait ends on an image worker, the disk queue or a timer: the mapping and gzip
         // go to a global queue, holding neither the worker nor the disk queue.
-        let finish: @Sendable () -> Void = { DispatchQueue.global().async(execute: store) }
+        let scope = context.trace
+        let waitStarted = ContinuousClock.now
+        let asked = Locked(0)
+        let finish: @Sendable () -> Void = {
+            scope?.recordInternal(
+                "placeholder wait", elapsed: .now - waitStarted,
+                attributes: [SpanAttribute(SemanticConventions.placeholdersAsked, asked.withLock { $0 })])
+            DispatchQueue.global().async(execute: store)
+        }
         // Mapped once to learn which placeholders are unknown; stored as it is when none is.
         let probe = PlaceholderCollection(images: images)
         guard let mapped = try? contract(fetched, kind: kind, locale: locale, placeholders: probe.lookup) else { return store() }
@@ -176,7 +185,10 @@ extension ProductReads {
         }
         metrics.placeholders("waited")
         let wait = PlaceholderWait(then: finish)
-        let started = probe.prepareMissing(origin: context.origin, redis: context.redis, requestID: context.requestID) { _ in wait.oneDone() }
+        let started = probe.prepareMissing(origin: context.origin, redis: context.redis, requestID: context.requestID, scope: scope) { _ in
+            wait.oneDone()
+        }
+        asked.withLock { $0 = started }
         wait.arm(expecting: started)
         DispatchQueue.global().asyncAfter(deadline: deadline) { wait.expire() }
     }
@@ -316,13 +328,25 @@ extension ProductReads {
         guard let origin = context.origin else { return }
         let key = Self.key(kind, locale: locale)
         guard cache.lookup(key, now: .now) == nil else { return }
-        let refused = lane.submit(laneKind) { [self] done in
+        // Background work: with the request recorded, a trace of its own (root span
+        // `prefetch`, linked to the request), in which the wait for the lane is a span too.
+        let background = context.trace?.background()
+        var fetching = request
+        if let background { fetching.trace = background.scope.trace }
+        let submitted = ContinuousClock.now
+        let refused = lane.submit(laneKind) { [self, fetching] done in
+            background?.scope.recordInternal("prefetch lane wait", elapsed: .now - submitted)
             // Its turn may come after a client fetched it.
-            guard cache.lookup(key, now: .now) == nil else { return done() }
+            guard cache.lookup(key, now: .now) == nil else {
+                background?.end("prefetch", attributes: [SpanAttribute(SemanticConventions.prefetchKind, laneKind.rawValue)], failure: "cached")
+                return done()
+            }
             prefetching.withLock { $0[key] = laneKind }
             origin.loop.execute { [self] in
-                fetch(kind, key: key, locale: locale, request: request, context: context) { [self] _ in
+                fetch(kind, key: key, locale: locale, request: fetching, context: context.with(trace: background?.scope)) { [self] outcome in
                     prefetching.withLock { _ = $0.removeValue(forKey: key) }
+                    background?.end(
+                        "prefetch", attributes: [SpanAttribute(SemanticConventions.prefetchKind, laneKind.rawValue)], failure: outcome.failureType)
                     done()
                 }
             }
@@ -339,8 +363,24 @@ extension ProductReads {
         guard case .list(let query) = kind, query.search == nil, query.page <= Self.fetchAheadMaxPage else { return }
         if let images {
             var seen = Set<String>()
-            for url in mapped.thumbnailSources where seen.insert(url).inserted && images.placeholder(for: url) == .unknown {
-                images.preparePlaceholder(url, origin: context.origin, redis: context.redis, requestID: context.requestID) { _ in }
+            let urls = mapped.thumbnailSources.filter { seen.insert($0).inserted && images.placeholder(for: $0) == .unknown }
+            // One background trace for the page's placeholders (root span `prefetch`, kind
+            // `image`), ended when the last is ready or failed.
+            let background = urls.isEmpty ? nil : context.trace?.background()
+            let left = Locked(urls.count)
+            for url in urls {
+                images.preparePlaceholder(url, origin: context.origin, redis: context.redis, requestID: context.requestID, scope: background?.scope) { _ in
+                    guard let background, left.withLock({ left -> Bool in
+                        left -= 1
+                        return left == 0
+                    }) else { return }
+                    background.end(
+                        "prefetch",
+                        attributes: [
+                            SpanAttribute(SemanticConventions.prefetchKind, PrefetchLane.Kind.image.rawValue),
+                            SpanAttribute(SemanticConventions.placeholdersAsked, urls.count),
+                        ])
+                }
             }
         }
         for id in mapped.productIDs.prefix(configuration.prefetchDetails) {

@@ -4,6 +4,7 @@ import GatewayModels
 import HTTPInterface
 import Observability
 import Routing
+import Tracing
 import GatewaySupport
 
 /// `GET /v1/products?page=N&pageSize=M&q=…` and `GET /v1/products/{id}`: contract pages from
@@ -30,6 +31,16 @@ public final class ProductReads: Sendable {
         /// taken: nothing was fetched; the stored page (or `fallback`, the shared tier's stale
         /// one) is served as it is, and a later read refreshes it.
         case deferred(fallback: CachedPage?)
+
+        /// `error.type` of a background fetch that ended so (its status, or `deferred`); nil
+        /// for a page.
+        var failureType: String? {
+            switch self {
+            case .page: nil
+            case .failure(let error, _, _): String(error.status)
+            case .deferred: "deferred"
+            }
+        }
     }
 
     /// Where a fetched page came from, for `Cache-Status`.
@@ -261,8 +272,17 @@ public final class ProductReads: Sendable {
             let deferred = capped && !slot
             responder.send(answer(page, request, locale, status: deferred ? CacheStatus.refreshDeferred : CacheStatus.staleWhileRevalidating, now: now))
             if deferred { return metrics.cacheEvent("refresh_deferred", cache: "page") }
-            fetch(kind, key: key, locale: locale, request: request, context: context, capped: slot) { [self] _ in
+            // The refresh is background work: with the request recorded, a trace of its own
+            // (root span `background refresh`, linked to the request).
+            let background = context.trace?.background()
+            var refreshing = request
+            if let background { refreshing.trace = background.scope.trace }
+            fetch(kind, key: key, locale: locale, request: refreshing, context: context.with(trace: background?.scope), capped: slot) { [self] outcome in
                 if slot { refreshSlots.give() }
+                background?.end(
+                    "background refresh",
+                    attributes: [SpanAttribute(SemanticConventions.refreshKind, capped ? "recovery" : "stale_while_revalidate")],
+                    failure: outcome.failureType)
             }
             return
         case .expired, nil:

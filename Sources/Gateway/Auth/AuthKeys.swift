@@ -5,6 +5,7 @@ import GatewayModels
 import HTTPInterface
 import Logging
 import Observability
+import Tracing
 import GatewaySupport
 
 /// The identity provider's key set as this process holds it: loaded at start, refreshed in the
@@ -45,6 +46,8 @@ public final class AuthKeys: Sendable {
         var failureLogged = false
         var fetcher: (any KeySetFetching)?
         var loop: (any LoopExecutor)?
+        /// Where each load's trace goes (root span `auth.key_set.load`); nil without tracing.
+        var tracer: Tracer?
         /// The background refresh's timer: each load schedules the next and supersedes any
         /// scheduled before (a refetch for an unknown `kid` must not start a second chain).
         var timer = 0
@@ -85,11 +88,15 @@ public final class AuthKeys: Sendable {
     }
 
     /// Starts loading: the first fetch now, later ones on `loop`'s timers. `fetcher` makes
-    /// the GETs for URL sources. Call once, on any thread.
-    public func start(fetcher: (any KeySetFetching)?, loop: any LoopExecutor) {
+    /// the GETs for URL sources. Call once, on any thread. With `tracer`, a load is a trace
+    /// of its own (root span `auth.key_set.load`, its GETs CLIENT spans under it): sampled as
+    /// new traces are, and always when a recorded request's unknown `kid` asked for it (then
+    /// linked to that request).
+    public func start(fetcher: (any KeySetFetching)?, loop: any LoopExecutor, tracer: Tracer? = nil) {
         state.withLock { state in
             state.fetcher = fetcher
             state.loop = loop
+            state.tracer = tracer
         }
         load(reason: "start", completion: nil)
     }
@@ -98,7 +105,8 @@ public final class AuthKeys: Sendable {
     /// than ``refetchSpacing`` ago (then `completion(false)` at once; a fetch under way is
     /// joined). `completion(true)` once a fetch ends (the set may or may not have the `kid`
     /// now), on any thread.
-    func refetch(completion: @escaping @Sendable (Bool) -> Void) {
+    /// `cause`: the recorded request whose token asked (the load's trace links to it).
+    func refetch(cause: SpanLink? = nil, completion: @escaping @Sendable (Bool) -> Void) {
         let now = ContinuousClock.now
         enum Decision { case join, refuse, start }
         let decision = state.withLock { state -> Decision in
@@ -112,22 +120,27 @@ public final class AuthKeys: Sendable {
         switch decision {
         case .join: return
         case .refuse: completion(false)
-        case .start: load(reason: "unknown kid", completion: completion)
+        case .start: load(reason: "unknown kid", cause: cause, completion: completion)
         }
     }
 
     /// One load: fetch, read, install or keep the old set; then the next background load
     /// is scheduled (at the set's freshness, or ``retryAfterFailure``).
-    private func load(reason: String, completion: (@Sendable (Bool) -> Void)?) {
-        let begin = state.withLock { state -> Bool in
+    private func load(reason: String, cause: SpanLink? = nil, completion: (@Sendable (Bool) -> Void)?) {
+        let (begin, tracer) = state.withLock { state -> (Bool, Tracer?) in
             if let completion { state.waiters.append(completion) }
-            guard !state.loading else { return false }
+            guard !state.loading else { return (false, nil) }
             state.loading = true
             state.lastStarted = .now
-            return true
+            return (true, state.tracer)
         }
         guard begin else { return }
-        fetch { [self] result in
+        let trace = BackgroundTrace.begin(tracer: tracer, cause: cause)
+        fetch(trace: trace?.scope.trace) { [self] result in
+            if let trace {
+                let failure: String? = if case .failure = result { "key_set_unavailable" } else { nil }
+                trace.end("auth.key_set.load", attributes: [SpanAttribute(SemanticConventions.keySetLoadReason, reason)], failure: failure)
+            }
             let next: Duration
             switch result {
             case .success(let (set, freshness)):
@@ -172,7 +185,9 @@ public final class AuthKeys: Sendable {
     }
 
     /// Reads the set from its source.
-    private func fetch(_ completion: @escaping @Sendable (Result<(JSONWebKeySet, Duration), KeySetDocuments.Problem>) -> Void) {
+    private func fetch(
+        trace: TraceContext?, _ completion: @escaping @Sendable (Result<(JSONWebKeySet, Duration), KeySetDocuments.Problem>) -> Void
+    ) {
         switch source {
         case .file(let path):
             DispatchQueue.global().async {
@@ -182,15 +197,17 @@ public final class AuthKeys: Sendable {
                 completion(Self.read(Array(data), cacheControl: nil))
             }
         case .url(let url):
-            get(url) { result in completion(result.flatMap { Self.read($0.body, cacheControl: $0.headers["Cache-Control"]) }) }
+            get(url, trace: trace) { result in completion(result.flatMap { Self.read($0.body, cacheControl: $0.headers["Cache-Control"]) }) }
         case .discovery(let issuer):
-            get(KeySetDocuments.discoveryURL(issuer: issuer)) { [self] result in
+            get(KeySetDocuments.discoveryURL(issuer: issuer), trace: trace) { [self] result in
                 switch result {
                 case .failure(let problem): completion(.failure(problem))
                 case .success(let answer):
                     do throws(KeySetDocuments.Problem) {
                         let url = try KeySetDocuments.keySetURL(fromDiscovery: answer.body, issuer: issuer)
-                        get(url) { result in completion(result.flatMap { Self.read($0.body, cacheControl: $0.headers["Cache-Control"]) }) }
+                        get(url, trace: trace) { result in
+                            completion(result.flatMap { Self.read($0.body, cacheControl: $0.headers["Cache-Control"]) })
+                        }
                     } catch {
                         completion(.failure(error))
                     }
@@ -200,7 +217,9 @@ public final class AuthKeys: Sendable {
     }
 
     /// One GET through the fetcher: a 200 within ``JSONWebKeySet/maxBytes``, else a problem.
-    private func get(_ url: String, completion: @escaping @Sendable (Result<OriginResponse, KeySetDocuments.Problem>) -> Void) {
+    private func get(
+        _ url: String, trace: TraceContext?, completion: @escaping @Sendable (Result<OriginResponse, KeySetDocuments.Problem>) -> Void
+    ) {
         guard let fetcher = state.withLock({ $0.fetcher }) else {
             return completion(.failure(KeySetDocuments.Problem(description: "no client to fetch \(url)")))
         }
@@ -209,7 +228,7 @@ public final class AuthKeys: Sendable {
             return completion(.failure(KeySetDocuments.Problem(description: "\(url) is not an http or https URL")))
         }
         let endpoint = OriginEndpoint(scheme: destination.scheme, host: destination.host, port: destination.port)
-        fetcher.get(destination.target, from: endpoint, maxBytes: JSONWebKeySet.maxBytes) { result in
+        fetcher.get(destination.target, from: endpoint, maxBytes: JSONWebKeySet.maxBytes, trace: trace) { result in
             switch result {
             case .failure(let failure): completion(.failure(KeySetDocuments.Problem(description: "\(url): \(failure.gatewayError.detail)")))
             case .success(let answer) where answer.status != 200:

@@ -3,6 +3,7 @@ import Foundation
 import GatewayModels
 import HTTPInterface
 import Observability
+import Tracing
 import Routing
 import GatewaySupport
 
@@ -121,9 +122,15 @@ public final class BearerAuthenticator: RequestAuthenticating {
         return .verified(RequestIdentity(issuer: token.issuer, subject: token.subject, scopes: token.scopes, claims: token.claims.all))
     }
 
-    public func resume(_ pending: any Sendable, on loop: any LoopExecutor, completion: @escaping @Sendable (RequestAuthentication) -> Void) {
+    /// With `trace`, the wait for the key set is an INTERNAL span `auth.key_set wait` of the
+    /// request, and a load it starts links to it.
+    public func resume(
+        _ pending: any Sendable, on loop: any LoopExecutor, trace: TraceScope?, completion: @escaping @Sendable (RequestAuthentication) -> Void
+    ) {
         guard let pending = pending as? Pending else { return loop.execute { completion(.refused(.invalidToken(TokenRejection.unknownKey.detail))) } }
-        keys.refetch { [self] _ in
+        let waited = ContinuousClock.now
+        keys.refetch(cause: trace?.link) { [self] _ in
+            trace?.recordInternal("auth.key_set wait", elapsed: .now - waited)
             loop.execute { [self] in
                 let decided = pending.token.withUnsafeBytes { judge($0, need: pending.need, mayRefetch: false) }
                 completion(decided)

@@ -1,6 +1,7 @@
 import GatewayModels
 import HTTPInterface
 import ImageProcessing
+import Tracing
 
 extension ImageReads {
     /// `url`'s placeholder as this process knows it now (never waits).
@@ -22,14 +23,21 @@ extension ImageReads {
     /// `.unknown` at once and a later read tries again. A source that cannot be fetched or
     /// decoded is remembered as failed for ``ImagePlaceholders/failureMemory``; a full worker
     /// queue is not a failure (`.unknown`). `completion` runs once, on any thread.
+    ///
+    /// `scope`: the recorded trace the preparation is done for (a request that waits for it,
+    /// or a prefetch's background trace): the wait for a place in the lane is an INTERNAL span
+    /// `prefetch lane wait` of it, the source's fetch a CLIENT span, the preview an INTERNAL
+    /// span `image.placeholder`. A preparation other requests join is the first one's.
     func preparePlaceholder(
-        _ url: String, origin: (any OriginSending)?, redis: (any RedisCommanding)? = nil, requestID: String,
+        _ url: String, origin: (any OriginSending)?, redis: (any RedisCommanding)? = nil, requestID: String, scope: TraceScope? = nil,
         completion: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void
     ) {
         let known = placeholders.lookup(url)
         guard known == .unknown else { return completion(known) }
         guard placeholderPreparations.join(url, waiter: completion) else { return }
+        let submitted = ContinuousClock.now
         let refused = lane.submit(.image) { [self] done in
+            scope?.recordInternal("prefetch lane wait", elapsed: .now - submitted)
             let finish: @Sendable (ImagePlaceholders.Lookup) -> Void = { [self] lookup in
                 placeholderPreparations.finish(url, with: lookup)
                 done()
@@ -38,13 +46,13 @@ extension ImageReads {
             let known = placeholders.lookup(url)
             guard known == .unknown else { return finish(known) }
             let compute: @Sendable () -> Void = { [self] in
-                source(url, origin: origin, redis: redis, requestID: requestID, fetchedAhead: true) { [self] outcome in
+                source(url, origin: origin, redis: redis, requestID: requestID, trace: scope?.trace, fetchedAhead: true) { [self] outcome in
                     guard case .image(let source) = outcome else {
                         metrics.imageRender(format: "placeholder", outcome: "source_failed", duration: nil)
                         placeholders.storeFailure(for: url)
                         return finish(.failed)
                     }
-                    computePlaceholder(url, from: source, redis: redis, finish: finish)
+                    computePlaceholder(url, from: source, redis: redis, scope: scope, finish: finish)
                 }
             }
             // Another replica's, else computed here.
@@ -95,9 +103,11 @@ extension ImageReads {
     /// Previews and hashes `source` on a worker, in the background lane (after every waiting
     /// render); stores the placeholder in memory, on disk and (through `redis`) in the
     /// replicas' Redis, or remembers the failure; then `finish` (on the worker, or at once
-    /// when the lane is full: `.unknown`).
+    /// when the lane is full: `.unknown`). With `scope`, the preview is an INTERNAL span
+    /// `image.placeholder` of it.
     private func computePlaceholder(
-        _ url: String, from source: CachedPage, redis: (any RedisCommanding)?, finish: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void
+        _ url: String, from source: CachedPage, redis: (any RedisCommanding)?, scope: TraceScope? = nil,
+        finish: @escaping @Sendable (ImagePlaceholders.Lookup) -> Void
     ) {
         let (maxPixels, timeLimit) = (renderOptions.maxPixels, renderOptions.timeLimit)
         let submitted = workers.submitBackground { [self] in
@@ -105,12 +115,25 @@ extension ImageReads {
             let computed = Result { () throws(ImageProcessingError) in
                 try ImageProcessor.preview(source.identity, maxPixels: maxPixels, timeLimit: timeLimit)
             }
-            guard case .success(let preview) = computed,
-                let placeholder = try? ImagePlaceholder(
-                    sourceWidth: preview.sourceWidth, sourceHeight: preview.sourceHeight, previewWidth: preview.width,
-                    previewHeight: preview.height, rgba: preview.rgba)
-            else {
-                let outcome = if case .failure(let error) = computed { Self.outcome(error) } else { "failed" }
+            let placeholder: ImagePlaceholder? =
+                if case .success(let preview) = computed {
+                    try? ImagePlaceholder(
+                        sourceWidth: preview.sourceWidth, sourceHeight: preview.sourceHeight, previewWidth: preview.width,
+                        previewHeight: preview.height, rgba: preview.rgba)
+                } else {
+                    nil
+                }
+            let failure: String? =
+                if placeholder != nil { nil } else if case .failure(let error) = computed { Self.outcome(error) } else { "failed" }
+            scope?.recordInternal(
+                "image.placeholder", elapsed: .now - started,
+                attributes: [
+                    SpanAttribute(SemanticConventions.imageFormat, "placeholder"),
+                    SpanAttribute(SemanticConventions.imageSourceBytes, source.identity.count),
+                ],
+                failure: failure)
+            guard let placeholder else {
+                let outcome = failure ?? "failed"
                 metrics.imageRender(format: "placeholder", outcome: outcome, duration: .now - started)
                 placeholders.storeFailure(for: url)
                 return finish(.failed)

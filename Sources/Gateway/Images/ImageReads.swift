@@ -3,6 +3,7 @@ import HTTPInterface
 import ImageProcessing
 import Observability
 import Routing
+import Tracing
 import GatewaySupport
 
 /// `GET /v1/images/{token}?w=N`: the image a signed token names, at an allowed width (none:
@@ -207,7 +208,7 @@ public final class ImageReads: Sendable {
             }
         }
         metrics.cacheEvent("miss", cache: "image_memory")
-        let leads = coalescer.join(variant) { served in
+        let leads = coalescer.join(variant, scope: context.trace) { served in
             switch served.outcome {
             case .image(let image): responder.send(Self.answer(image, request, cacheStatus: served.cacheStatus))
             case .failure(let error): responder.fail(error.adding(cacheStatus: served.cacheStatus).adding(header: "Vary", "Accept"))
@@ -216,13 +217,13 @@ public final class ImageReads: Sendable {
         guard leads else { return }
         let finish: @Sendable (Served) -> Void = { [self] served in coalescer.finish(variant, with: served) }
         guard let disk else {
-            render(variant, origin: context.origin, redis: context.redis, requestID: request.requestID, trace: request.trace, completion: finish)
+            render(variant, context: context, requestID: request.requestID, trace: request.trace, completion: finish)
             return
         }
         disk.read(variant) { [self] image in
             guard let image else {
                 metrics.cacheEvent("miss", cache: "image_disk")
-                render(variant, origin: context.origin, redis: context.redis, requestID: request.requestID, trace: request.trace, completion: finish)
+                render(variant, context: context, requestID: request.requestID, trace: request.trace, completion: finish)
                 return
             }
             metrics.cacheEvent("hit", cache: "image_disk")
@@ -232,13 +233,15 @@ public final class ImageReads: Sendable {
     }
 
     /// Renders `variant` from its source on a worker, stores it in both tiers, and hands it to
-    /// `completion` (on the worker thread). Failures are not stored.
+    /// `completion` (on the worker thread). Failures are not stored. With the request
+    /// recorded (`context.trace`), the render is an INTERNAL span `image.render` of it.
     private func render(
-        _ variant: ImageVariant, origin: (any OriginSending)?, redis: (any RedisCommanding)?, requestID: String, trace: TraceContext?,
+        _ variant: ImageVariant, context: RouteContext, requestID: String, trace: TraceContext,
         completion: @escaping @Sendable (Served) -> Void
     ) {
         fetchedAhead.used(variant.url)
-        source(variant.url, origin: origin, redis: redis, requestID: requestID, trace: trace) { [self] outcome in
+        let scope = context.trace
+        source(variant.url, origin: context.origin, redis: context.redis, requestID: requestID, trace: trace) { [self] outcome in
             guard case .image(let source) = outcome, let sourceFormat = ImageFormat(sniffing: source.identity) else {
                 let failure = if case .failure(let error) = outcome { error } else { GatewayError.badGateway("The image could not be read.") }
                 return completion(Served(outcome: .failure(failure), cacheStatus: CacheStatus.notStored(fwd: "miss", status: nil)))
@@ -251,6 +254,15 @@ public final class ImageReads: Sendable {
             let submitted = workers.submit { [self] in
                 let started = ContinuousClock.now
                 let result = Result { () throws(ImageProcessingError) in try ImageProcessor.render(source.identity, options) }
+                if let scope {
+                    scope.recordInternal(
+                        "image.render", elapsed: .now - started,
+                        attributes: [
+                            SpanAttribute(SemanticConventions.imageFormat, format), SpanAttribute(SemanticConventions.imageWidth, variant.width),
+                            SpanAttribute(SemanticConventions.imageSourceBytes, source.identity.count),
+                        ],
+                        failure: { if case .failure(let error) = result { Self.outcome(error) } else { nil } }())
+                }
                 switch result {
                 case .success(let rendered):
                     metrics.imageRender(format: format, outcome: "ok", duration: .now - started)

@@ -267,7 +267,8 @@ extension IntegrationTests {
         }
 
         /// A cold image under a sampled trace: the fetch of its source from the image host
-        /// is a CLIENT span under the image request's SERVER span, with the host's URL.
+        /// is a CLIENT span under the image request's SERVER span, with the host's URL, and
+        /// the render an INTERNAL span `image.render` beside it, with its format and width.
         @Test func anImageFetchIsAClientSpanOfTheImageRequest() async throws {
             let receiver = try OTLPTestReceiver()
             try await ImageHarness.with(configure: { configuration, _ in
@@ -279,9 +280,17 @@ extension IntegrationTests {
                 let answers = try await harness.get(
                     [harness.path(for: source) + "?w=160"], headers: ["traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"])
                 #expect(answers.map(\.status) == [200])
-                let spans = try await Self.spans(receiver, count: 2).filter { $0["traceId"] as? String == "0af7651916cd43dd8448eb211c80319c" }
+                let spans = try await Self.spans(receiver, count: 3).filter { $0["traceId"] as? String == "0af7651916cd43dd8448eb211c80319c" }
+                #expect(spans.count == 3)
                 let server = try #require(spans.first { $0["kind"] as? Int == 2 })
                 let client = try #require(spans.first { $0["kind"] as? Int == 3 })
+                let render = try #require(spans.first { $0["kind"] as? Int == 1 })
+                #expect(render["name"] as? String == "image.render")
+                #expect(render["parentSpanId"] as? String == server["spanId"] as? String)
+                #expect(Self.attributes(render)["open_market.image.format"] as? String == "png")
+                #expect(Self.attributes(render)["open_market.image.width"] as? Int == 160)
+                #expect((Self.attributes(render)["open_market.image.source_bytes"] as? Int ?? 0) > 0)
+                #expect((render["status"] as? [String: Any])?["code"] as? Int == 0)
                 #expect(server["name"] as? String == "GET /v1/images/{token}")
                 #expect(Self.attributes(server)["open_market.cache.status"] as? String == "miss")
                 #expect(client["parentSpanId"] as? String == server["spanId"] as? String)
