@@ -21,9 +21,9 @@ public final class GatewayMetrics: Sendable {
     /// allocation (making a counter does), and no lock.
     private let presets: [PresetKey: PresetCounter]
     /// Counters of ``count(_:_:_:)`` that were not preset, made on first use.
-    private let others = Mutex<[PresetKey: PresetCounter]>([:])
+    private let others = Locked<[PresetKey: PresetCounter]>([:])
     /// What reads state into gauges just before each scrape (``onScrape(_:)``).
-    private let scrapeHooks = Mutex<[@Sendable () -> Void]>([])
+    private let scrapeHooks = Locked<[@Sendable () -> Void]>([])
 
     /// A family of counters made up front: `label` with two dimensions, for each value of the
     /// first every value of the second in `values`.

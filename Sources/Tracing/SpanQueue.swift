@@ -1,3 +1,4 @@
+import GatewaySupport
 import Synchronization
 
 /// A finished span as a loop queues it: a whole ``SpanRecord``, or a request's server span
@@ -34,13 +35,14 @@ public final class SpanQueue: Sendable {
         var wakePending = false
     }
 
-    private let state: Mutex<State>
+    /// `Locked` (a pthread mutex), not `Mutex`: ThreadSanitizer cannot see the futex lock.
+    private let state: Locked<State>
     private let droppedCount = Atomic<UInt64>(0)
 
     public init(capacity: Int, batchSize: Int) {
         self.capacity = capacity
         self.batchSize = min(batchSize, capacity)
-        state = Mutex(State())
+        state = Locked(State())
     }
 
     public enum Offer: Equatable, Sendable {
