@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Prints the spans an otlp_receiver.py received as trees, one per trace.
 
-    span_tree.py [--url http://127.0.0.1:4318/spans] [--trace TRACE_ID] [--linked]
+    span_tree.py [--url http://127.0.0.1:4318/spans] [--trace TRACE_ID] [--linked] [--collapse]
 
 Each line: kind, name, duration, and what says most about it (url.full, the route, the cache
 status, the Redis command, links). With --trace, that trace only; with --linked, also the
-traces whose root links to it (background work it caused).
+traces whose root links to it (background work it caused). With --collapse, siblings of one
+kind and name are one line: how many, and their shortest and longest durations.
 """
 import argparse
 import json
@@ -26,7 +27,7 @@ def describe(span):
     return f"{KINDS.get(span['kind'], span['kind']):8} {span['name']}  {duration:.2f} ms  {' '.join(parts)}"
 
 
-def print_tree(spans, trace_id, out):
+def print_tree(spans, trace_id, out, collapse=False):
     in_trace = [s for s in spans if s["traceId"] == trace_id]
     ids = {s["spanId"] for s in in_trace}
     children = {}
@@ -36,8 +37,23 @@ def print_tree(spans, trace_id, out):
 
     def walk(span, depth):
         out.append("  " * depth + describe(span))
-        for child in children.get(span["spanId"], []):
-            walk(child, depth + 1)
+        kids = children.get(span["spanId"], [])
+        if not collapse:
+            for child in kids:
+                walk(child, depth + 1)
+            return
+        groups = {}
+        for child in kids:
+            groups.setdefault((child["kind"], child["name"]), []).append(child)
+        for group in groups.values():
+            if len(group) == 1 or any(children.get(c["spanId"]) for c in group):
+                for child in group:
+                    walk(child, depth + 1)
+                continue
+            durations = [(c["end"] - c["start"]) / 1e6 for c in group]
+            first = group[0]
+            out.append("  " * (depth + 1) + f"{KINDS.get(first['kind'], first['kind']):8} {first['name']}  × {len(group)}, "
+                       f"{min(durations):.2f}–{max(durations):.2f} ms")
 
     out.append(f"trace {trace_id}")
     for root in children.get(None, []):
@@ -49,6 +65,7 @@ def main():
     parser.add_argument("--url", default="http://127.0.0.1:4318/spans")
     parser.add_argument("--trace")
     parser.add_argument("--linked", action="store_true")
+    parser.add_argument("--collapse", action="store_true")
     arguments = parser.parse_args()
     with urllib.request.urlopen(arguments.url) as answer:
         spans = json.load(answer)
@@ -61,7 +78,7 @@ def main():
         traces = [t for t in traces if t in wanted]
     out = []
     for trace_id in traces:
-        print_tree(spans, trace_id, out)
+        print_tree(spans, trace_id, out, collapse=arguments.collapse)
     print("\n".join(out))
 
 
