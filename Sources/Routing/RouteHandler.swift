@@ -45,11 +45,9 @@ public struct RouteContext: Sendable {
     /// This context for work done in another trace (background work the request caused):
     /// the same loop's origin and Redis, spans going to `trace`.
     public func with(trace: TraceScope?) -> RouteContext {
-        var copy = RouteContext(
-            parameters: parameters, requestID: requestID, logger: baseLogger, origin: origin, redis: redis, drain: drain,
-            traceID: trace?.trace.traceID ?? traceID, storedProbe: storedProbe, trace: trace)
-        copy.storedProbe = storedProbe
-        return copy
+        RouteContext(
+            parameters: parameters, requestID: requestID, logger: baseLogger, origin: origin, redis: redis,
+            drain: drain, traceID: trace?.trace.traceID ?? traceID, storedProbe: storedProbe, trace: trace)
     }
 
     /// True once the server drains (after SIGTERM or SIGINT), read when asked: a handler
