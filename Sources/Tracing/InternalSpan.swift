@@ -30,6 +30,15 @@ public struct TraceScope: Sendable {
         _ name: String, kind: SpanRecord.Kind, elapsed: Duration, attributes: [SpanAttribute], failure: String?, links: [SpanLink]
     ) {
         guard let parent = trace.spanID else { return }
+        queue(name, kind: kind, spanID: TraceContext.newSpanID(), parent: parent, elapsed: elapsed, attributes: attributes, failure: failure, links: links)
+    }
+
+    /// Queues span `spanID` of this scope's trace, under `parent` (nil: the trace's root),
+    /// ended now after `elapsed`; `failure` is its `error.type` and makes it an error.
+    fileprivate func queue(
+        _ name: String, kind: SpanRecord.Kind, spanID: String, parent: String?, elapsed: Duration, attributes: [SpanAttribute], failure: String?,
+        links: [SpanLink]
+    ) {
         let end = Tracer.wallClockNanoseconds()
         var attributes = attributes
         var status = SpanRecord.Status.unset
@@ -38,7 +47,7 @@ public struct TraceScope: Sendable {
             status = .error(failure)
         }
         tracer.record(SpanRecord(
-            traceID: trace.traceID, spanID: TraceContext.newSpanID(), parentSpanID: parent, traceState: trace.state, name: name,
+            traceID: trace.traceID, spanID: spanID, parentSpanID: parent, traceState: parent == nil ? nil : trace.state, name: name,
             kind: kind, startNanoseconds: SpanRecord.start(endingAt: end, after: elapsed), endNanoseconds: end, status: status,
             attributes: attributes, links: links))
     }
@@ -92,16 +101,8 @@ public struct BackgroundTrace: Sendable {
     /// Queues the root span `name` (INTERNAL, no parent, linked to the cause if any), from
     /// when the trace began until now.
     public func end(_ name: String, attributes: [SpanAttribute] = [], failure: String? = nil) {
-        let end = Tracer.wallClockNanoseconds()
-        var attributes = attributes
-        var status = SpanRecord.Status.unset
-        if let failure {
-            attributes.append(SpanAttribute(SemanticConventions.errorType, failure))
-            status = .error(failure)
-        }
-        scope.tracer.record(SpanRecord(
-            traceID: scope.trace.traceID, spanID: scope.trace.spanID ?? TraceContext.newSpanID(), parentSpanID: nil, traceState: nil, name: name,
-            kind: .internalWork, startNanoseconds: SpanRecord.start(endingAt: end, after: .now - started), endNanoseconds: end, status: status,
-            attributes: attributes, links: cause.map { [$0] } ?? []))
+        scope.queue(
+            name, kind: .internalWork, spanID: scope.trace.spanID ?? TraceContext.newSpanID(), parent: nil, elapsed: .now - started,
+            attributes: attributes, failure: failure, links: cause.map { [$0] } ?? [])
     }
 }

@@ -24,13 +24,14 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     /// `name` of it (from now until the result), linked to the leader's span when the leader
     /// is recorded too ("served by a fetch another request started").
     func join(_ key: Key, scope: TraceScope?, waitName: String = "coalesced wait", waiter: @escaping @Sendable (Value) -> Void) -> Bool {
-        let joined = ContinuousClock.now
+        // Read only for a recorded request: an unrecorded join costs no clock read.
+        let joined: ContinuousClock.Instant? = scope == nil ? nil : .now
         return waiting.withLock { table in
             guard table[key] != nil else {
                 table[key] = Round(leader: scope, waiters: [waiter])
                 return true
             }
-            guard let scope else {
+            guard let scope, let joined else {
                 table[key]!.waiters.append(waiter)
                 return false
             }
