@@ -250,6 +250,12 @@ let package = Package(
             dependencies: ["GatewayModels", "GatewaySupport", "ImageProcessing"],
             path: "Benchmarks/PlaceholderBenchmark"
         ),
+        // `swift run -c release TracingBenchmark`: the exporter's work per server span (attributes, protobuf, gzip).
+        .executableTarget(
+            name: "TracingBenchmark",
+            dependencies: ["Tracing", "GatewaySupport", "BodyCompression"],
+            path: "Benchmarks/TracingBenchmark"
+        ),
         // `swift run -c release TokenBenchmark`: a bearer token's verification per algorithm.
         .executableTarget(
             name: "TokenBenchmark",

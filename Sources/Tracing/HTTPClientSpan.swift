@@ -31,7 +31,7 @@ public struct HTTPClientSpan: Sendable {
     /// `elapsed`.
     public func record(trace: TraceContext, spanID: String, elapsed: Duration, endNanoseconds: UInt64 = Tracer.wallClockNanoseconds()) -> SpanRecord {
         typealias Names = SemanticConventions
-        let known = Names.knownMethods.contains(method)
+        let known = Names.isKnownMethod(method)
         var attributes: [SpanAttribute] = [
             SpanAttribute(Names.httpRequestMethod, known ? method : "_OTHER"), SpanAttribute(Names.serverAddress, host),
             SpanAttribute(Names.serverPort, port), SpanAttribute(Names.urlFull, fullURL),

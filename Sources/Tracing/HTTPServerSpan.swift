@@ -49,37 +49,65 @@ public struct HTTPServerSpan: Sendable {
     public func record(trace: TraceContext, elapsed: Duration, endNanoseconds: UInt64 = Tracer.wallClockNanoseconds(), recordsEndUser: Bool)
         -> SpanRecord
     {
-        typealias Names = SemanticConventions
-        let known = Names.knownMethods.contains(method)
-        let spanMethod = known ? method : "HTTP"
         var attributes: [SpanAttribute] = []
         attributes.reserveCapacity(16)
-        attributes.append(SpanAttribute(Names.httpRequestMethod, known ? method : "_OTHER"))
-        if !known { attributes.append(SpanAttribute(Names.httpRequestMethodOriginal, method)) }
-        attributes.append(SpanAttribute(Names.urlPath, path))
-        attributes.append(SpanAttribute(Names.urlScheme, scheme))
-        if let route { attributes.append(SpanAttribute(Names.httpRoute, route)) }
-        attributes.append(SpanAttribute(Names.httpResponseStatusCode, status))
-        attributes.append(SpanAttribute(Names.networkProtocolVersion, protocolVersion))
-        if let host, let (address, port) = Self.hostAndPort(host) {
-            attributes.append(SpanAttribute(Names.serverAddress, address))
-            if let port { attributes.append(SpanAttribute(Names.serverPort, port)) }
+        forEachAttribute(recordsEndUser: recordsEndUser) { key, value in
+            switch value {
+            case .string(let text): attributes.append(SpanAttribute(key, String(text)))
+            case .int(let number): attributes.append(SpanAttribute(key, .int(number)))
+            }
         }
-        attributes.append(SpanAttribute(Names.clientAddress, Self.address(ofPeer: peer)))
-        if let userAgent { attributes.append(SpanAttribute(Names.userAgentOriginal, userAgent)) }
-        if status >= 500 { attributes.append(SpanAttribute(Names.errorType, String(status))) }
-        if let cacheStatus { attributes.append(SpanAttribute(Names.cacheStatus, cacheStatus)) }
-        if let rateLimitClass { attributes.append(SpanAttribute(Names.rateLimitClass, rateLimitClass)) }
-        if recordsEndUser, let user { attributes.append(SpanAttribute(Names.enduserID, user)) }
-        attributes.append(SpanAttribute(Names.requestID, requestID))
         let start = SpanRecord.start(endingAt: endNanoseconds, after: elapsed)
+        let (method, route) = nameParts
         return SpanRecord(
             traceID: trace.traceID, spanID: trace.spanID ?? "", parentSpanID: trace.parentID, parentIsRemote: trace.parentID != nil,
-            traceState: trace.state, name: route.map { spanMethod + " " + $0 } ?? spanMethod, kind: .server, startNanoseconds: start,
-            endNanoseconds: endNanoseconds, status: status >= 500 ? .error("") : .unset, attributes: attributes)
+            traceState: trace.state, name: route.map { method + " " + $0 } ?? method, kind: .server, startNanoseconds: start,
+            endNanoseconds: endNanoseconds, status: isError ? .error("") : .unset, attributes: attributes)
     }
 
-    /// A server span as its loop queued it: made into a ``SpanRecord`` by the exporter.
+    /// An attribute's value as ``forEachAttribute(recordsEndUser:_:)`` hands it over: text as
+    /// a view of the span's own strings, so that an encoder copies it once, into its output.
+    enum AttributeView {
+        case string(Substring)
+        case int(Int64)
+    }
+
+    /// Whether the span is an error: a 5xx answer (a 4xx is the client's, not the server's).
+    var isError: Bool { status >= 500 }
+
+    /// The span's name in its two parts: `{method}` (`HTTP` for a method the conventions do
+    /// not know) and the route, when one matched.
+    var nameParts: (method: String, route: String?) {
+        (SemanticConventions.isKnownMethod(method) ? method : "HTTP", route)
+    }
+
+    /// Each attribute of the span, in the order exported: the one list both the
+    /// ``SpanRecord`` and the protobuf encoder (`OTLPProtobuf`) read.
+    func forEachAttribute(recordsEndUser: Bool, _ body: (String, AttributeView) -> Void) {
+        typealias Names = SemanticConventions
+        let known = SemanticConventions.isKnownMethod(method)
+        body(Names.httpRequestMethod, .string(known ? Substring(method) : "_OTHER"))
+        if !known { body(Names.httpRequestMethodOriginal, .string(Substring(method))) }
+        body(Names.urlPath, .string(Substring(path)))
+        body(Names.urlScheme, .string(Substring(scheme)))
+        if let route { body(Names.httpRoute, .string(Substring(route))) }
+        body(Names.httpResponseStatusCode, .int(Int64(status)))
+        body(Names.networkProtocolVersion, .string(Substring(protocolVersion)))
+        if let host, let (address, port) = Self.hostAndPort(host) {
+            body(Names.serverAddress, .string(address))
+            if let port { body(Names.serverPort, .int(Int64(port))) }
+        }
+        body(Names.clientAddress, .string(Self.address(ofPeer: peer)))
+        if let userAgent { body(Names.userAgentOriginal, .string(Substring(userAgent))) }
+        if isError { body(Names.errorType, .string(Substring(String(status)))) }
+        if let cacheStatus { body(Names.cacheStatus, .string(Substring(cacheStatus))) }
+        if let rateLimitClass { body(Names.rateLimitClass, .string(Substring(rateLimitClass))) }
+        if recordsEndUser, let user { body(Names.enduserID, .string(Substring(user))) }
+        body(Names.requestID, .string(Substring(requestID)))
+    }
+
+    /// A server span as the exporter reads it back from the queue (``ServerSpanLog``): written
+    /// as protobuf from its fields (`OTLPProtobuf`), or made into a ``SpanRecord`` (JSON).
     public struct Finished: Sendable {
         public var fields: HTTPServerSpan
         public var trace: TraceContext
@@ -94,26 +122,39 @@ public struct HTTPServerSpan: Sendable {
 
     /// `host`, `host:port`, `[v6]` or `[v6]:port` as the address and port; nil when it is
     /// none of these.
-    static func hostAndPort(_ field: String) -> (String, Int?)? {
-        if field.hasPrefix("[") {
-            guard let close = field.firstIndex(of: "]") else { return nil }
-            let address = String(field[field.index(after: field.startIndex)..<close])
-            let rest = field[field.index(after: close)...]
+    static func hostAndPort(_ field: String) -> (Substring, Int?)? {
+        let bytes = field.utf8
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            let address = field[bytes.index(after: bytes.startIndex)..<close]
+            let rest = bytes[bytes.index(after: close)...]
             if rest.isEmpty { return (address, nil) }
-            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (0...65535).contains(port) else { return nil }
+            guard rest.first == UInt8(ascii: ":"), let port = Self.port(rest.dropFirst()) else { return nil }
             return (address, port)
         }
-        guard let colon = field.lastIndex(of: ":") else { return field.isEmpty ? nil : (field, nil) }
-        guard let port = Int(field[field.index(after: colon)...]), (0...65535).contains(port) else { return nil }
-        return (String(field[..<colon]), port)
+        guard let colon = bytes.lastIndex(of: UInt8(ascii: ":")) else { return field.isEmpty ? nil : (field[...], nil) }
+        guard let port = Self.port(bytes[bytes.index(after: colon)...]) else { return nil }
+        return (field[..<colon], port)
+    }
+
+    /// A port: 1 to 5 decimal digits, at most 65535.
+    private static func port(_ digits: Substring.UTF8View) -> Int? {
+        guard (1...5).contains(digits.count) else { return nil }
+        var value = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return value <= 65535 ? value : nil
     }
 
     /// The address of a peer written `address:port` or `[address]:port`.
-    static func address(ofPeer peer: String) -> String {
-        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
-            return String(peer[peer.index(after: peer.startIndex)..<close])
+    static func address(ofPeer peer: String) -> Substring {
+        let bytes = peer.utf8
+        if bytes.first == UInt8(ascii: "["), let close = bytes.firstIndex(of: UInt8(ascii: "]")) {
+            return peer[bytes.index(after: bytes.startIndex)..<close]
         }
-        guard let colon = peer.lastIndex(of: ":") else { return peer }
-        return String(peer[..<colon])
+        guard let colon = bytes.lastIndex(of: UInt8(ascii: ":")) else { return peer[...] }
+        return peer[..<colon]
     }
 }

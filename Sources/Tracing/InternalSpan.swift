@@ -9,7 +9,7 @@ public struct TraceScope: Sendable {
 
     /// Nil without a tracer or when `trace` is not recorded (has no span id).
     public init?(tracer: Tracer?, trace: TraceContext) {
-        guard let tracer, trace.spanID != nil else { return nil }
+        guard let tracer, trace.isRecorded else { return nil }
         self.tracer = tracer
         self.trace = trace
     }

@@ -3,22 +3,43 @@
 /// one resource, one instrumentation scope, the spans in the order given.
 public enum OTLPProtobuf {
     public static func exportRequest(_ spans: [SpanRecord], resource: TraceResource) -> [UInt8] {
-        var writer = ProtobufWriter(capacity: 256 + spans.count * 400)
+        exportRequest(spanCount: spans.count, resource: resource) { writer in
+            for span in spans { writer.messageField(2, lengthBytes: 2) { write(span, to: &$0) } }
+        }
+    }
+
+    /// The request for spans as the loops queued them: a server span is written from its
+    /// fields (``write(_:to:)-(HTTPServerSpan.Finished,_)``), with no ``SpanRecord`` made;
+    /// the bytes are those of its record.
+    public static func exportRequest(_ spans: some Collection<QueuedSpan>, resource: TraceResource) -> [UInt8] {
+        exportRequest(spanCount: spans.count, resource: resource) { writer in
+            for span in spans {
+                switch span {
+                case .record(let record): writer.messageField(2, lengthBytes: 2) { write(record, to: &$0) }
+                case .server(let finished): writer.messageField(2, lengthBytes: 2) { write(finished, to: &$0) }
+                }
+            }
+        }
+    }
+
+    /// The request around the spans `writeSpans` writes as `ScopeSpans.spans` (field 2).
+    private static func exportRequest(spanCount: Int, resource: TraceResource, writeSpans: (inout ProtobufWriter) -> Void) -> [UInt8] {
+        var writer = ProtobufWriter(capacity: 256 + spanCount * 512)
         // ExportTraceServiceRequest.resource_spans = 1
-        writer.messageField(1) { resourceSpans in
+        writer.messageField(1, lengthBytes: 3) { resourceSpans in
             // ResourceSpans.resource = 1 { Resource.attributes = 1 }
             resourceSpans.messageField(1) { resourceMessage in
                 for attribute in resource.attributes { resourceMessage.messageField(1) { write(attribute, to: &$0) } }
             }
             // ResourceSpans.scope_spans = 2
-            resourceSpans.messageField(2) { scopeSpans in
+            resourceSpans.messageField(2, lengthBytes: 3) { scopeSpans in
                 // ScopeSpans.scope = 1 { name = 1, version = 2 }
                 scopeSpans.messageField(1) { scope in
                     scope.stringField(1, resource.scopeName)
                     scope.stringField(2, resource.scopeVersion)
                 }
                 // ScopeSpans.spans = 2
-                for span in spans { scopeSpans.messageField(2) { write(span, to: &$0) } }
+                writeSpans(&scopeSpans)
             }
         }
         return writer.bytes
@@ -53,6 +74,36 @@ public enum OTLPProtobuf {
             }
         }
         writer.fixed32Field(16, span.flags)
+    }
+
+    /// A server span, from the fields its loop queued: what ``write(_:to:)-(SpanRecord,_)``
+    /// writes for its record, byte for byte (the tests compare them), without the record.
+    static func write(_ finished: HTTPServerSpan.Finished, to writer: inout ProtobufWriter) {
+        let trace = finished.trace
+        let fields = finished.fields
+        writer.idField(1, trace.traceIDHigh, trace.traceIDLow)
+        writer.idField(2, trace.serverSpan)
+        writer.stringField(3, trace.state ?? "")
+        if trace.parentSpan != 0 { writer.idField(4, trace.parentSpan) }
+        let (method, route) = fields.nameParts
+        if let route {
+            writer.tag(5, .lengthDelimited)
+            writer.varint(UInt64(method.utf8.count + 1 + route.utf8.count))
+            writer.append(method)
+            writer.append(" ")
+            writer.append(route)
+        } else {
+            writer.stringField(5, method)
+        }
+        writer.varintField(6, UInt64(SpanRecord.Kind.server.rawValue))
+        writer.fixed64Field(7, SpanRecord.start(endingAt: finished.endNanoseconds, after: finished.elapsed))
+        writer.fixed64Field(8, finished.endNanoseconds)
+        fields.forEachAttribute(recordsEndUser: finished.recordsEndUser) { key, value in writer.attribute(9, key: key, value: value) }
+        if fields.isError {
+            // Status: code 3 = STATUS_CODE_ERROR, no message.
+            writer.messageField(15) { $0.varintField(3, 2) }
+        }
+        writer.fixed32Field(16, SpanFlags.sampled | SpanFlags.hasIsRemote | (trace.parentSpan != 0 ? SpanFlags.isRemote : 0))
     }
 
     /// `KeyValue`: key 1, value 2 (`AnyValue`: string 1, bool 2, int 3).

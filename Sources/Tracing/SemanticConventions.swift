@@ -49,6 +49,12 @@ public enum SemanticConventions {
     public static let serviceInstanceID = "service.instance.id"
     public static let hostName = "host.name"
 
-    /// The HTTP methods the conventions know; any other is recorded as `_OTHER`.
-    public static let knownMethods: Set<String> = ["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"]
+    /// Whether `method` is one the conventions know (RFC 9110's and PATCH); any other is
+    /// recorded as `_OTHER`.
+    public static func isKnownMethod(_ method: String) -> Bool {
+        switch method {
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE": true
+        default: false
+        }
+    }
 }

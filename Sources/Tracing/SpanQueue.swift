@@ -1,9 +1,9 @@
 import GatewaySupport
 import Synchronization
 
-/// A finished span as a loop queues it: a whole ``SpanRecord``, or a request's server span
-/// as the few values its loop already held (``HTTPServerSpan/Finished``), made into a record
-/// (attributes, name) on the exporter's thread, not the loop's.
+/// A finished span as the exporter takes it: a whole ``SpanRecord`` (a client or internal
+/// span), or a request's server span as its loop wrote it (``ServerSpanLog``), read back as
+/// its fields (``HTTPServerSpan/Finished``) and encoded on the exporter's thread.
 public enum QueuedSpan: Sendable {
     case record(SpanRecord)
     case server(HTTPServerSpan.Finished)
@@ -19,8 +19,12 @@ public enum QueuedSpan: Sendable {
 
 /// The batch processor's queue: finished spans from every loop, waiting for the exporter.
 /// Bounded: a span offered to a full queue is dropped and counted, never waited for. The
-/// exporter takes all that waits at once (``drain(into:)``) and sends it in batches, so at
-/// most twice `capacity` spans are held: those waiting here, and those taken.
+/// exporter takes all that waits at once (``drain(into:)``) and sends it in
+/// batches, so at most twice `capacity` spans are held: those waiting here, and those taken.
+///
+/// Server spans, one per recorded request, go into preallocated storage (``ServerSpanLog``,
+/// a byte buffer that a spare one replaces at each take): recording one copies
+/// its bytes and allocates nothing. Its bytes are bounded too (`capacity` × 8 KiB).
 ///
 /// Thread-safe (one lock, held for an append or a take); loops offer, the exporter's thread
 /// takes.
@@ -31,9 +35,19 @@ public final class SpanQueue: Sendable {
 
     private struct State {
         var spans: [QueuedSpan] = []
+        var serverLog: ServerSpanLog
         /// Whether a wake-up for a full batch is pending (one per batch, not one per span).
         var wakePending = false
+
+        var count: Int { spans.count + serverLog.count }
     }
+
+    /// Bytes the server-span storage starts with (a typical span takes 150 to 300), and the
+    /// most it may hold.
+    let serverLogReserve: Int
+    private let serverLogLimit: Int
+    /// The server-span storage that replaces the queue's at each take.
+    private let spare: Locked<ServerSpanLog>
 
     /// `Locked` (a pthread mutex), not `Mutex`: ThreadSanitizer cannot see the futex lock.
     private let state: Locked<State>
@@ -42,7 +56,10 @@ public final class SpanQueue: Sendable {
     public init(capacity: Int, batchSize: Int) {
         self.capacity = capacity
         self.batchSize = min(batchSize, capacity)
-        state = Locked(State())
+        serverLogReserve = capacity * 256
+        serverLogLimit = capacity * 8192
+        state = Locked(State(serverLog: ServerSpanLog(reservingBytes: serverLogReserve)))
+        spare = Locked(ServerSpanLog(reservingBytes: serverLogReserve))
     }
 
     public enum Offer: Equatable, Sendable {
@@ -55,28 +72,53 @@ public final class SpanQueue: Sendable {
 
     public func offer(_ span: QueuedSpan) -> Offer {
         let offer: Offer = state.withLock { state in
-            guard state.spans.count < capacity else { return .dropped }
+            guard state.count < capacity else { return .dropped }
             state.spans.append(span)
-            guard state.spans.count >= batchSize, !state.wakePending else { return .queued }
-            state.wakePending = true
-            return .batchReady
+            return Self.afterAppend(&state, batchSize: batchSize)
         }
         if offer == .dropped { droppedCount.add(1, ordering: .relaxed) }
         return offer
     }
 
-    /// Moves every waiting span, oldest first, into `buffer` (which must be empty): the two
-    /// arrays trade places, so the lock is held for no copy at all, and `buffer`'s storage
-    /// (kept by the exporter between batches) becomes the queue's.
+    /// Queues a server span, copied (with its text, from `text`) into the preallocated
+    /// storage.
+    public func offerServer(_ fields: ServerSpanFields, text: ServerSpanText, endNanoseconds: UInt64, recordsEndUser: Bool) -> Offer {
+        let offer: Offer = text.bytes.withUnsafeBytes { text in
+            state.withLock { state in
+                guard state.count < capacity, state.serverLog.bytes.count < serverLogLimit else { return .dropped }
+                state.serverLog.append(fields, text: text, endNanoseconds: endNanoseconds, recordsEndUser: recordsEndUser)
+                return Self.afterAppend(&state, batchSize: batchSize)
+            }
+        }
+        if offer == .dropped { droppedCount.add(1, ordering: .relaxed) }
+        return offer
+    }
+
+    private static func afterAppend(_ state: inout State, batchSize: Int) -> Offer {
+        guard state.count >= batchSize, !state.wakePending else { return .queued }
+        state.wakePending = true
+        return .batchReady
+    }
+
+    /// Moves every waiting span into `buffer` (which must be empty): the records oldest
+    /// first, then the server spans, read back from their bytes. The arrays trade places, and
+    /// the server spans' storage trades places with a spare kept for it, so the queue's lock
+    /// is held for no copy at all and nothing is allocated under it. The exporter's thread
+    /// only (the spare has a lock of its own, always taken before the queue's).
     public func drain(into buffer: inout [QueuedSpan]) {
         precondition(buffer.isEmpty, "SpanQueue.drain into a buffer still holding spans")
-        state.withLock { state in
-            state.wakePending = false
-            swap(&state.spans, &buffer)
+        spare.withLock { spare in
+            state.withLock { state in
+                state.wakePending = false
+                swap(&state.spans, &buffer)
+                swap(&state.serverLog, &spare)
+            }
+            for span in ServerSpanLog.spans(in: spare.bytes) { buffer.append(.server(span)) }
+            spare.removeAll()
         }
     }
 
-    public var count: Int { state.withLock { $0.spans.count } }
+    public var count: Int { state.withLock { $0.count } }
 
     /// Spans dropped because the queue was full, since the start.
     public var dropped: UInt64 { droppedCount.load(ordering: .relaxed) }

@@ -27,7 +27,7 @@ public final class Tracer: Sendable {
     /// `context` (read from the request) with the sampler's decision in its flags, and a
     /// server span id when it is recorded.
     public func start(_ context: TraceContext) -> TraceContext {
-        let parentSampled: Bool? = context.parentID == nil ? nil : context.isSampled
+        let parentSampled: Bool? = context.parentSpan == 0 ? nil : context.isSampled
         return context.deciding(sampled: sampler.shouldSample(parentSampled: parentSampled, traceIDLow: context.traceIDLow))
     }
 
@@ -49,12 +49,12 @@ public final class Tracer: Sendable {
         offer(.record(span))
     }
 
-    /// Queues the server span of a request in `trace` (which carries its span id), answered
-    /// now after `elapsed`: the values as they are, turned into attributes on the exporter's
-    /// thread.
-    public func recordServer(_ fields: HTTPServerSpan, trace: TraceContext, elapsed: Duration) {
+    /// Queues the server span of a request answered now: its fields, and their text from the
+    /// loop's `text`, copied into the queue's preallocated storage (``ServerSpanLog``);
+    /// nothing is made on the loop.
+    public func recordServer(_ fields: ServerSpanFields, text: ServerSpanText) {
         let end = Self.wallClockNanoseconds()
-        offer(.server(HTTPServerSpan.Finished(fields: fields, trace: trace, elapsed: elapsed, endNanoseconds: end, recordsEndUser: recordsEndUser)))
+        if queue.offerServer(fields, text: text, endNanoseconds: end, recordsEndUser: recordsEndUser) == .batchReady { wake() }
     }
 
     private func offer(_ span: QueuedSpan) {

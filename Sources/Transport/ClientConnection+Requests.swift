@@ -60,7 +60,7 @@ extension ClientConnection {
         var pathForLog = ""
         var traceForLog = ""
         var idRange = 0..<0
-        var recorded: RecordedRequest?
+        var recorded: RecordedStored?
         let logs = core.logger.logLevel <= .info
         let answered: Bool = input.withUnsafeBytes { all in
             let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
@@ -69,14 +69,15 @@ extension ClientConnection {
             guard isHead || method.equals("GET", in: bytes) else { return false }
             let request = RequestBytes(buffer: bytes, head: message.head)
             guard core.application.answerStored(request, routing: routing, into: &answer) else { return false }
-            recorded = core.startTrace(ofStored: request, overTLS: socket.isTLS)
-            if logs || recorded != nil { pathForLog = String(decoding: request.path, as: UTF8.self) }
+            recorded = core.startTrace(ofStored: request, overTLS: socket.isTLS, text: &server.spanText)
             if logs {
+                pathForLog = String(decoding: request.path, as: UTF8.self)
                 traceForLog = recorded?.trace.traceID ?? TraceContext.from(
                     traceparent: request.header("traceparent").map { String(decoding: $0, as: UTF8.self) }, tracestate: nil).traceID
             }
             // The per-request fields: the client's id or a new one, then Date and length.
             idRange = answer.appendRequestID(for: request)
+            recorded?.noteRequestID(answer.head[idRange], text: &server.spanText)
             routing.rateLimit?.append(to: &answer)
             return true
         }

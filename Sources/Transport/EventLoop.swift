@@ -25,10 +25,18 @@ public final class EventLoop: @unchecked Sendable {
     let kernelThreadID = Atomic<Int32>(0)
     private let finished = DispatchSemaphore(value: 0)
     public let name: String
+    /// What the loop's thread adds to the nice value it starts with (Linux gives each thread
+    /// its own): 0 for loops that serve requests; more for background work that must yield
+    /// the processor to them when both want it.
+    public let niceness: Int32
 
-    package init(name: String) throws(TransportError) {
+    /// - Parameters:
+    ///   - name: the thread's name (`top -H`, `/proc/PID/task/TID/comm`: its first 15 bytes).
+    ///   - niceness: see ``niceness``; raising it needs no privilege.
+    package init(name: String, niceness: Int32 = 0) throws(TransportError) {
         LibeventRuntime.prepare()
         self.name = name
+        self.niceness = niceness
         guard let config = event_config_new() else { throw TransportError("event_config_new failed") }
         defer { event_config_free(config) }
         // A connection's read interest pauses while a handler works, and the origin client
@@ -65,6 +73,11 @@ public final class EventLoop: @unchecked Sendable {
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
         kernelThreadID.store(gettid(), ordering: .releasing)
+        Self.nameThread(name)
+        if niceness != 0 {
+            let which = __priority_which_t(PRIO_PROCESS.rawValue)
+            _ = setpriority(which, id_t(gettid()), min(19, getpriority(which, id_t(gettid())) + niceness))
+        }
         event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
         drainInbox()
         // Jobs whose time had not come will never run: let go of them (and of what they hold).
@@ -72,6 +85,16 @@ public final class EventLoop: @unchecked Sendable {
         for box in scheduled.takeAll() { Unmanaged<ScheduledJob>.fromOpaque(box).release() }
         threadID.store(0, ordering: .releasing)
         finished.signal()
+    }
+
+    /// Names the calling thread as the kernel shows it (Glibc's `pthread_setname_np` is not
+    /// in Swift's Glibc module; `/proc/thread-self/comm` is what it writes). Best effort.
+    private static func nameThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
 
     /// Whether the caller is on this loop's thread.

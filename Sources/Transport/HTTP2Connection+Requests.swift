@@ -94,7 +94,8 @@ extension HTTP2Connection {
         submit(stream, block: &block, body: isHead ? [] : answer.body, contentLength: bodyLength, status: answer.status)
         server.http2Block = block
         let head = answer.head
-        let recorded = core.startTrace(ofStored: request, overTLS: socket.isTLS)
+        var recorded = core.startTrace(ofStored: request, overTLS: socket.isTLS, text: &server.spanText)
+        recorded?.noteRequestID(head[idRange], text: &server.spanText)
         ServerExchange.recordStored(
             server: server, route: routing.label, method: isHead ? .head : .get, wireProtocol: .http2, status: answer.status, started: started,
             bodyLength: isHead ? 0 : bodyLength, gzipOf: answer.gzipOf, fromCache: answer.fromCache,

@@ -55,7 +55,7 @@ final class OriginPool {
     func send(_ request: OriginRequest, completion: @escaping (Result<OriginResponse, OriginFailure>) -> Void) {
         let exchange = OriginExchange(request: request, completion: completion)
         exchange.pool = self
-        if tracer != nil, request.trace?.spanID != nil { exchange.clientSpanID = TraceContext.newSpanID() }
+        if tracer != nil, request.trace?.isRecorded == true { exchange.clientSpanID = TraceContext.newSpanID() }
         exchanges[ObjectIdentifier(exchange)] = exchange
         exchange.deadlineTimer = startTimer(after: configuration.requestTimeout, for: exchange, callback: originDeadlineCallback)
         lease(for: exchange)

@@ -112,7 +112,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
             elapsed: elapsed)
         if let recorded {
             server.core.recordSpan(
-                recorded, method: method, path: path, route: route, status: response.status, wireProtocol: wireProtocol, peer: client,
+                recorded, text: &server.spanText, method: method, path: path, route: route, status: response.status, wireProtocol: wireProtocol, peer: client,
                 cache: response.cacheOutcome, rateLimit: rateLimit, user: user, requestID: requestID, elapsed: elapsed)
         }
         // Logged first: once the bytes are out, a client may act on the answer at once.
@@ -126,29 +126,24 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
         server: ServerLoop, route: String, method: HTTPMethod, wireProtocol: WireProtocol, status: Int, started: ContinuousClock.Instant,
         bodyLength: Int, gzipOf: Int?,
         fromCache: Bool, path: @autoclosure () -> String, requestID: @autoclosure () -> String, traceID: @autoclosure () -> String,
-        client: String, user: String?, recorded: RecordedRequest? = nil, rateLimit: RateLimitFields? = nil
+        client: String, user: String?, recorded: RecordedStored? = nil, rateLimit: RateLimitFields? = nil
     ) {
         let elapsed = ContinuousClock.now - started
         server.requestMetrics.record(
             route: route, method: method, wireProtocol: wireProtocol, status: status, duration: elapsed, sentBytes: bodyLength,
             uncompressedBytes: bodyLength == 0 ? 0 : gzipOf ?? bodyLength, gzip: gzipOf != nil)
-        let logger = server.core.logger
-        let logs = logger.logLevel <= .info
-        guard logs || recorded != nil else { return }
-        // Made once, for the span and the access line alike.
-        let path = path()
-        let requestID = requestID()
         if let recorded {
             server.core.recordSpan(
-                recorded, method: method, path: path, route: route, status: status, wireProtocol: wireProtocol, peer: client,
-                cache: fromCache ? .hit : nil, rateLimit: rateLimit, user: user, requestID: requestID, elapsed: elapsed)
+                recorded, text: &server.spanText, method: method, route: route, status: status, wireProtocol: wireProtocol, peer: client,
+                fromCache: fromCache, rateLimit: rateLimit, user: user, elapsed: elapsed)
         }
-        guard logs else { return }
+        let logger = server.core.logger
+        guard logger.logLevel <= .info else { return }
         log(
             logger,
             AccessLine(
-                method: method, wireProtocol: wireProtocol, path: path, route: route, status: status, bytes: bodyLength, cache: fromCache ? "hit" : nil, client: client,
-                requestID: requestID, traceID: traceID(), user: user),
+                method: method, wireProtocol: wireProtocol, path: path(), route: route, status: status, bytes: bodyLength, cache: fromCache ? "hit" : nil,
+                client: client, requestID: requestID(), traceID: traceID(), user: user),
             elapsed: elapsed)
     }
 

@@ -3,6 +3,7 @@ import COpenSSL
 import Glibc
 import HTTPCodec
 import HTTPInterface
+import Tracing
 import Logging
 import Observability
 import Synchronization
@@ -47,6 +48,9 @@ final class ServerLoop: @unchecked Sendable {
     let tlsRecordBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
     /// An answer's HTTP/2 header fields being built; reused by every HTTP/2 answer on this loop.
     var http2Block = HTTP2HeaderBlock()
+    /// The text of a recorded request's server span, gathered for `Tracer.recordServer`;
+    /// reused by every span on this loop.
+    var spanText = ServerSpanText()
 
     /// Sets up the loop's share and starts accepting on `socket` (already listening).
     init(loop: EventLoop, core: ServerCore, socket: Int32) throws(TransportError) {

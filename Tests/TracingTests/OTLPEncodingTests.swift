@@ -47,6 +47,30 @@ import Testing
         #expect(writer.bytes.count == 3 + 203)
     }
 
+    /// A message's length is written in its fewest bytes whatever was kept for it: the
+    /// content moves back or forth, and the bytes are those of a writer that kept one.
+    @Test(arguments: [(1, 5), (1, 200), (1, 20_000), (2, 5), (2, 200), (2, 20_000), (3, 5), (3, 200), (3, 20_000)])
+    func aMessagesLengthTakesItsFewestBytesWhateverWasKept(kept: Int, contentBytes: Int) {
+        let content = String(repeating: "y", count: contentBytes)
+        var writer = ProtobufWriter()
+        writer.varint(7)
+        writer.messageField(2, lengthBytes: kept) { $0.stringField(1, content) }
+        writer.varint(9)
+        let inner = [0x0A] + varint(contentBytes) + Array(content.utf8)
+        #expect(writer.bytes == [7, 0x12] + varint(inner.count) + inner + [9])
+    }
+
+    /// The varint of `value`, written plainly here (the oracle for the writer's).
+    private func varint(_ value: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var rest = value
+        repeat {
+            bytes.append(UInt8(rest & 0x7F) | (rest >= 0x80 ? 0x80 : 0))
+            rest >>= 7
+        } while rest > 0
+        return bytes
+    }
+
     @Test func idsAreWrittenAsTheBytesTheirHexSpells() {
         var writer = ProtobufWriter()
         writer.hexBytesField(2, "00f067aa0ba902b7")

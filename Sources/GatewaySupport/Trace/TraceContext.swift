@@ -7,41 +7,58 @@ import Synchronization
 /// the origin name as their parent; otherwise each origin request gets a new span id under
 /// the client's.
 public struct TraceContext: Sendable, Equatable {
-    /// 32 lower-case hex digits, not all zero.
-    public let traceID: String
-    /// The client's span (16 hex digits), nil for a trace begun here.
-    public let parentID: String?
-    /// The trace flags, 2 hex digits (`01`: sampled); `00` for a trace begun here.
-    public let flags: String
+    /// The trace id's two halves (not both zero); kept as numbers, so a request makes no
+    /// text for its trace unless something prints it.
+    public let traceIDHigh: UInt64
+    public let traceIDLow: UInt64
+    /// The client's span, 0 for a trace begun here.
+    public let parentSpan: UInt64
+    /// The trace flags (`0x01`: sampled); 0 for a trace begun here.
+    public let traceFlags: UInt8
     /// The client's `tracestate`, passed on as it came when it is well-formed.
     public let state: String?
-    /// The gateway's server span for this request when tracing records it (16 hex digits);
-    /// nil otherwise.
-    public let spanID: String?
+    /// The gateway's server span for this request when tracing records it; 0 otherwise.
+    public let serverSpan: UInt64
 
-    public init(traceID: String, parentID: String?, flags: String, state: String?, spanID: String? = nil) {
-        self.traceID = traceID
-        self.parentID = parentID
-        self.flags = flags
+    public init(traceIDHigh: UInt64, traceIDLow: UInt64, parentSpan: UInt64, traceFlags: UInt8, state: String?, serverSpan: UInt64 = 0) {
+        self.traceIDHigh = traceIDHigh
+        self.traceIDLow = traceIDLow
+        self.parentSpan = parentSpan
+        self.traceFlags = traceFlags
         self.state = state
-        self.spanID = spanID
+        self.serverSpan = serverSpan
     }
+
+    /// A context from its text: ids of 32 and 16 lower-case hex digits and two digits of
+    /// flags, as `traceparent` carries them (the tests' way of writing one).
+    public init(traceID: String, parentID: String?, flags: String, state: String?, spanID: String? = nil) {
+        let trace = Array(traceID.utf8)
+        precondition(trace.count == 32 && flags.utf8.count == 2, "a trace id is 32 hex digits, flags 2")
+        self.init(
+            traceIDHigh: Self.number(trace[0..<16]), traceIDLow: Self.number(trace[16..<32]), parentSpan: parentID.map { Self.number($0.utf8) } ?? 0,
+            traceFlags: UInt8(Self.number(flags.utf8)), state: state, serverSpan: spanID.map { Self.number($0.utf8) } ?? 0)
+    }
+
+    /// 32 lower-case hex digits.
+    public var traceID: String { HexIDs.hex16(traceIDHigh) + HexIDs.hex16(traceIDLow) }
+    /// The client's span (16 hex digits), nil for a trace begun here.
+    public var parentID: String? { parentSpan == 0 ? nil : HexIDs.hex16(parentSpan) }
+    /// The trace flags, 2 hex digits (`01`: sampled).
+    public var flags: String { String(HexIDs.hex16(UInt64(traceFlags)).suffix(2)) }
+    /// The server span's 16 hex digits when tracing records the request; nil otherwise.
+    public var spanID: String? { serverSpan == 0 ? nil : HexIDs.hex16(serverSpan) }
+    /// Whether tracing records this request (it has a server span).
+    public var isRecorded: Bool { serverSpan != 0 }
 
     /// Whether the sampled flag is set.
-    public var isSampled: Bool {
-        guard let last = flags.utf8.last else { return false }
-        return Self.nibble(last) & 1 == 1
-    }
-
-    /// The trace id's last 16 hex digits as a number (what ratio sampling looks at).
-    public var traceIDLow: UInt64 {
-        traceID.utf8.suffix(16).reduce(0) { $0 << 4 | UInt64(Self.nibble($1)) }
-    }
+    public var isSampled: Bool { traceFlags & 1 == 1 }
 
     /// This context with the sampler's decision: the sampled flag set or cleared, and the
     /// server span's id when sampled.
     public func deciding(sampled: Bool) -> TraceContext {
-        TraceContext(traceID: traceID, parentID: parentID, flags: sampled ? "01" : "00", state: state, spanID: sampled ? Self.newSpanID() : nil)
+        TraceContext(
+            traceIDHigh: traceIDHigh, traceIDLow: traceIDLow, parentSpan: parentSpan, traceFlags: sampled ? 1 : 0,
+            state: state, serverSpan: sampled ? Self.nextScrambled() : 0)
     }
 
     /// The `traceparent` of a request this one makes to the origin: under the server span
@@ -68,21 +85,29 @@ public struct TraceContext: Sendable, Equatable {
     /// A new trace from `newTraceIDParts()`.
     public static func begin(traceIDParts parts: (high: UInt64, low: UInt64), sampled: Bool) -> TraceContext {
         TraceContext(
-            traceID: HexIDs.hex16(parts.high) + HexIDs.hex16(parts.low), parentID: nil, flags: sampled ? "01" : "00", state: nil,
-            spanID: sampled ? newSpanID() : nil)
+            traceIDHigh: parts.high, traceIDLow: parts.low, parentSpan: 0, traceFlags: sampled ? 1 : 0, state: nil,
+            serverSpan: sampled ? nextScrambled() : 0)
     }
 
     /// A new trace with a random id.
     public static func begin() -> TraceContext {
-        TraceContext(traceID: newTraceID(), parentID: nil, flags: "00", state: nil)
+        begin(traceIDParts: newTraceIDParts(), sampled: false)
     }
 
     /// The context of a request carrying `traceparent` and `tracestate` (its fields joined
     /// with commas): kept when `traceparent` is valid, else a new trace (and `tracestate`
     /// dropped with it, as the specification asks).
     public static func from(traceparent: String?, tracestate: String?) -> TraceContext {
-        guard let traceparent, let (traceID, parentID, flags) = parse(traceparent) else { return begin() }
-        return TraceContext(traceID: traceID, parentID: parentID, flags: flags, state: tracestate.flatMap(validState))
+        guard let traceparent else { return begin() }
+        var text = traceparent
+        let read: TraceContext? = text.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            guard valid(raw) else { return nil }
+            return TraceContext(
+                traceIDHigh: number(raw[3..<19]), traceIDLow: number(raw[19..<35]), parentSpan: number(raw[36..<52]),
+                traceFlags: UInt8(number(raw[53..<55])), state: tracestate.flatMap(validState))
+        }
+        return read ?? begin()
     }
 
     /// The `traceparent` of a request this one makes, as span `spanID`.
@@ -93,20 +118,9 @@ public struct TraceContext: Sendable, Equatable {
     /// A new span id: 16 hex digits, not all zero.
     public static func newSpanID() -> String { HexIDs.hex16(nextScrambled()) }
 
-    /// Reads `version-traceid-parentid-flags`. Version 00 is exactly 55 characters; a later
-    /// version (not `ff`) may add fields after a `-`, which are ignored. Hex is lower case;
-    /// neither id may be all zeros.
-    static func parse(_ text: String) -> (String, String, String)? {
-        let bytes = Array(text.utf8)
-        let isValid = bytes.withUnsafeBytes { valid($0) }
-        guard isValid else { return nil }
-        return (
-            String(decoding: bytes[3..<35], as: UTF8.self), String(decoding: bytes[36..<52], as: UTF8.self),
-            String(decoding: bytes[53..<55], as: UTF8.self)
-        )
-    }
-
-    /// Whether `bytes` is a `traceparent` `parse` accepts.
+    /// Whether `bytes` is a valid `traceparent` (version-traceid-parentid-flags). Version
+    /// 00 is exactly 55 characters; a later version (not `ff`) may add fields after a `-`,
+    /// which are ignored. Hex is lower case; neither id may be all zeros.
     private static func valid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= 55, bytes[2] == UInt8(ascii: "-"), bytes[35] == UInt8(ascii: "-"), bytes[52] == UInt8(ascii: "-") else {
             return false
@@ -132,6 +146,11 @@ public struct TraceContext: Sendable, Equatable {
         return text
     }
 
+    /// The number hex digits spell (at most 16 of them, already checked to be hex).
+    private static func number<Digits: Sequence<UInt8>>(_ digits: Digits) -> UInt64 {
+        digits.reduce(0) { $0 << 4 | UInt64(nibble($1)) }
+    }
+
     /// A hex digit's value; only for bytes already checked to be hex digits.
     private static func nibble(_ byte: UInt8) -> UInt8 { ASCII.hexValue(byte) ?? 0 }
 
@@ -148,13 +167,8 @@ public struct TraceContext: Sendable, Equatable {
     }()
     private static let counter = Atomic<UInt64>(0)
 
-    /// A new trace id: the process prefix, then a scrambled count (32 hex digits).
-    private static func newTraceID() -> String {
-        HexIDs.hex16(seeds.prefix) + HexIDs.hex16(nextScrambled())
-    }
-
-    /// A scrambled count, never zero.
-    private static func nextScrambled() -> UInt64 {
+    /// A scrambled count, never zero: a new span id.
+    public static func nextScrambled() -> UInt64 {
         let value = HexIDs.scramble(counter.add(1, ordering: .relaxed).newValue ^ seeds.mask)
         return value == 0 ? 1 : value
     }

@@ -39,6 +39,30 @@ import GatewaySupport
         #expect(TraceContext.from(traceparent: Self.valid, tracestate: "k=v\u{7}").state == nil)
     }
 
+    /// Ids are kept as numbers (a request makes no text for its trace); the text is made
+    /// from them when something prints it.
+    @Test func keepsItsIDsAsNumbers() {
+        let context = TraceContext.from(traceparent: Self.valid, tracestate: nil)
+        #expect(context.traceIDHigh == 0x4bf9_2f35_77b3_4da6)
+        #expect(context.traceIDLow == 0xa3ce_929d_0e0e_4736)
+        #expect(context.parentSpan == 0x00f0_67aa_0ba9_02b7)
+        #expect(context.traceFlags == 1)
+        #expect(context.isRecorded == false)
+        #expect(context.spanID == nil)
+        let other = TraceContext.from(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03", tracestate: nil)
+        #expect(other.flags == "03")
+        #expect(other.isSampled)
+        let recorded = context.deciding(sampled: true)
+        #expect(recorded.isRecorded)
+        #expect(recorded.flags == "01")
+        #expect(recorded.spanID.map { $0.count == 16 && $0 == HexIDs.hex16(recorded.serverSpan) } == true)
+        #expect(recorded.outgoingTraceparent == "00-4bf92f3577b34da6a3ce929d0e0e4736-\(recorded.spanID!)-01")
+        let unrecorded = other.deciding(sampled: false)
+        #expect(unrecorded.flags == "00")
+        #expect(unrecorded.spanID == nil)
+        #expect(unrecorded.parentID == "00f067aa0ba902b7")
+    }
+
     @Test func newIDsAreHexAndDiffer() {
         let spans = Set((0..<100).map { _ in TraceContext.newSpanID() })
         #expect(spans.count == 100)
