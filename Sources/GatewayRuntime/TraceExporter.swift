@@ -43,7 +43,7 @@ final class TraceExporter: @unchecked Sendable {
     /// What the exporter's thread adds to the process's nice value. At 10, the kernel's
     /// weights give it about a tenth of a processor a request loop also wants (weight 110
     /// against 1,024), and all of an idle one.
-    static let niceness: Int32 = 10
+    static let niceness: Int32 = 15
 
     /// The loop's: the client, the batch being sent (or waiting to be sent again), and the
     /// state of a run of failures.

@@ -6,24 +6,34 @@ import GatewaySupport
 ///
 /// Owned by one loop; a value it lends to ``Tracer/recordServer(_:text:)`` for the call.
 public struct ServerSpanText {
-    public private(set) var bytes: [UInt8] = []
+    /// Sized ahead (zeros past ``count``), so that adding a field is one copy, not an append.
+    private var storage = [UInt8](repeating: 0, count: 512)
+    /// How many bytes the fields take.
+    public private(set) var count = 0
 
     /// The most bytes one field keeps.
     public static let maxFieldBytes = 4096
 
     public init() {}
 
-    public mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+    public mutating func reset() { count = 0 }
+
+    /// The fields' bytes, for the call.
+    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+    }
 
     /// Copies `raw`; returns where it lies.
     public mutating func add(_ raw: UnsafeRawBufferPointer) -> Range<Int> {
         var length = min(raw.count, Self.maxFieldBytes)
         // Cut before a continuation byte, never inside a character.
         while length < raw.count, length > 0, raw[length] & 0xC0 == 0x80 { length -= 1 }
-        let start = bytes.count
+        let start = count
         guard length > 0 else { return start..<start }
-        bytes.append(contentsOf: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: length))
-        return start..<bytes.count
+        if start + length > storage.count { storage.append(contentsOf: repeatElement(0, count: max(storage.count, length))) }
+        storage.withUnsafeMutableBytes { ($0.baseAddress! + start).copyMemory(from: raw.baseAddress!, byteCount: length) }
+        count = start + length
+        return start..<count
     }
 
     public mutating func add(_ string: String) -> Range<Int> {
@@ -117,21 +127,18 @@ struct ServerSpanLog {
     private static let textFields = 12
 
     /// Appends one span, ended at `endNanoseconds`, its text `text` (at most 64 KiB: the
-    /// loop's ``ServerSpanText`` for this span): one growth of the buffer (none once it has
-    /// its working size), plain stores, and one copy of the text.
+    /// loop's ``ServerSpanText`` for this span): the fixed part made on the stack, then two
+    /// copies (no growth of the buffer once it has its working size).
     mutating func append(_ fields: ServerSpanFields, text: UnsafeRawBufferPointer, endNanoseconds: UInt64, recordsEndUser: Bool) {
         let textLength = min(text.count, Int(UInt16.max) - 1)
-        let size = Self.headBytes + textLength
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: size))
-        bytes.withUnsafeMutableBytes { raw in
-            var cursor = start
+        withUnsafeTemporaryAllocation(byteCount: Self.headBytes, alignment: 8) { head in
+            var cursor = 0
             func store64(_ number: UInt64) {
-                raw.storeBytes(of: number.littleEndian, toByteOffset: cursor, as: UInt64.self)
+                head.storeBytes(of: number.littleEndian, toByteOffset: cursor, as: UInt64.self)
                 cursor += 8
             }
             func store16(_ number: UInt16) {
-                raw.storeBytes(of: number.littleEndian, toByteOffset: cursor, as: UInt16.self)
+                head.storeBytes(of: number.littleEndian, toByteOffset: cursor, as: UInt16.self)
                 cursor += 2
             }
             func place(_ range: Range<Int>?) {
@@ -142,8 +149,8 @@ struct ServerSpanLog {
                 store16(UInt16(range.lowerBound))
                 store16(UInt16(range.count))
             }
-            raw.storeBytes(of: UInt32(size).littleEndian, toByteOffset: cursor, as: UInt32.self)
-            cursor += 4
+            head.storeBytes(of: UInt32(Self.headBytes + textLength).littleEndian, toByteOffset: 0, as: UInt32.self)
+            cursor = 4
             let trace = fields.trace
             store64(trace.traceIDHigh)
             store64(trace.traceIDLow)
@@ -152,7 +159,7 @@ struct ServerSpanLog {
             store64(endNanoseconds)
             store64(SpanRecord.start(endingAt: endNanoseconds, after: fields.elapsed))
             store16(UInt16(clamping: fields.status))
-            raw[cursor] = (fields.overTLS ? 1 : 0) | (recordsEndUser ? 2 : 0)
+            head[cursor] = (fields.overTLS ? 1 : 0) | (recordsEndUser ? 2 : 0)
             cursor += 1
             place(fields.protocolVersion)
             place(fields.method)
@@ -166,8 +173,9 @@ struct ServerSpanLog {
             place(recordsEndUser ? fields.user : nil)
             place(fields.requestID)
             place(fields.traceState)
-            if textLength > 0 { (raw.baseAddress! + cursor).copyMemory(from: text.baseAddress!, byteCount: textLength) }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(head).assumingMemoryBound(to: UInt8.self))
         }
+        if textLength > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[0..<textLength]).assumingMemoryBound(to: UInt8.self)) }
         count += 1
     }
 

@@ -83,7 +83,7 @@ public final class SpanQueue: Sendable {
     /// Queues a server span, copied (with its text, from `text`) into the preallocated
     /// storage.
     public func offerServer(_ fields: ServerSpanFields, text: ServerSpanText, endNanoseconds: UInt64, recordsEndUser: Bool) -> Offer {
-        let offer: Offer = text.bytes.withUnsafeBytes { text in
+        let offer: Offer = text.withBytes { text in
             state.withLock { state in
                 guard state.count < capacity, state.serverLog.bytes.count < serverLogLimit else { return .dropped }
                 state.serverLog.append(fields, text: text, endNanoseconds: endNanoseconds, recordsEndUser: recordsEndUser)

@@ -116,9 +116,10 @@ extension ServerCore {
         tracer.recordServer(fields, text: text)
     }
 
-    /// `http.route`: the route's template; none for the labels of requests no route matched.
+    /// `http.route`: the route's template, which begins with `/`; none for the labels of
+    /// requests no route matched (`unmatched`, `malformed`), which do not.
     private static func spanRoute(_ route: String) -> String? {
-        route == "unmatched" || route == "malformed" ? nil : route
+        route.utf8.first == UInt8(ascii: "/") ? route : nil
     }
 }
 
