@@ -103,7 +103,7 @@ public enum OTLPProtobuf {
             // Status: code 3 = STATUS_CODE_ERROR, no message.
             writer.messageField(15) { $0.varintField(3, 2) }
         }
-        writer.fixed32Field(16, SpanFlags.sampled | SpanFlags.hasIsRemote | (trace.parentSpan != 0 ? SpanFlags.isRemote : 0))
+        writer.fixed32Field(16, SpanFlags.ofSampledSpan(parentIsRemote: trace.parentSpan != 0))
     }
 
     /// `KeyValue`: key 1, value 2 (`AnyValue`: string 1, bool 2, int 3).
@@ -133,11 +133,15 @@ public enum SpanFlags {
     public static let sampled: UInt32 = 0x01
     public static let hasIsRemote: UInt32 = 0x100
     public static let isRemote: UInt32 = 0x200
+
+    /// An exported span's (every one is sampled), with whether its parent came from another
+    /// process.
+    static func ofSampledSpan(parentIsRemote: Bool) -> UInt32 {
+        sampled | hasIsRemote | (parentIsRemote ? isRemote : 0)
+    }
 }
 
 extension SpanRecord {
     /// Sampled (every exported span is), with whether its parent came from another process.
-    var flags: UInt32 {
-        SpanFlags.sampled | SpanFlags.hasIsRemote | (parentIsRemote ? SpanFlags.isRemote : 0)
-    }
+    var flags: UInt32 { SpanFlags.ofSampledSpan(parentIsRemote: parentIsRemote) }
 }

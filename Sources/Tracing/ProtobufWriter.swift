@@ -1,3 +1,5 @@
+import HTTPCodec
+
 /// Protocol Buffers' wire format, written by hand for the few OTLP messages the exporter sends
 /// (`OTLPProtobuf`): varints, fixed-width numbers, and length-delimited fields whose length is
 /// put in front once their content is written. Checked against `opentelemetry-proto`'s
@@ -77,9 +79,8 @@ struct ProtobufWriter {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
-    /// A bytes field holding the bytes hex digits spell (trace and span ids, which the
-    /// gateway made or checked: any other byte reads as some nibble, never traps); left out
-    /// when `hex` is empty.
+    /// A bytes field holding the bytes hex digits spell (trace and span ids); left out when
+    /// `hex` is empty.
     mutating func hexBytesField(_ field: Int, _ hex: String) {
         var hex = hex
         hex.withUTF8 { digits in
@@ -88,7 +89,7 @@ struct ProtobufWriter {
             varint(UInt64(digits.count / 2))
             var index = 0
             while index + 1 < digits.count {
-                bytes.append(Self.nibble(digits[index]) << 4 | Self.nibble(digits[index + 1]))
+                bytes.append((ASCII.hexValue(digits[index]) ?? 0) << 4 | (ASCII.hexValue(digits[index + 1]) ?? 0))
                 index += 2
             }
         }
@@ -104,16 +105,10 @@ struct ProtobufWriter {
         if var second = low?.bigEndian { withUnsafeBytes(of: &second) { bytes.append(contentsOf: $0) } }
     }
 
-    /// A hex digit's value, without a branch: `0`–`9`, `a`–`f` and `A`–`F`.
-    @inline(__always)
-    private static func nibble(_ digit: UInt8) -> UInt8 {
-        (digit & 0x0F) &+ (digit >> 6) &* 9
-    }
-
-    /// How many bytes `value` takes as a varint.
+    /// How many bytes `value` takes as a varint (a negative number's two's complement: ten).
     static func varintSize(_ value: Int) -> Int {
         var size = 1
-        var rest = UInt64(value) >> 7
+        var rest = UInt64(bitPattern: Int64(value)) >> 7
         while rest > 0 {
             size += 1
             rest >>= 7

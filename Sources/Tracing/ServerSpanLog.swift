@@ -190,13 +190,15 @@ struct ServerSpanLog {
             let startNanoseconds = reader.number(UInt64.self)
             let status = Int(reader.number(UInt16.self))
             let flags = reader.number(UInt8.self)
-            let places = (0..<Self.textFields).map { _ in (start: Int(reader.number(UInt16.self)), length: reader.number(UInt16.self)) }
-            let textStart = reader.offset
+            let places = reader.offset
+            let textStart = places + 4 * Self.textFields
+            /// Text field `index`: its place (start, length) read where the places lie.
             func text(_ index: Int) -> String? {
-                let place = places[index]
-                guard place.length != UInt16.max else { return nil }
-                let from = textStart + place.start
-                return String(decoding: bytes[from..<from + Int(place.length)], as: UTF8.self)
+                var place = Reader(bytes: bytes, offset: places + 4 * index)
+                let start = Int(place.number(UInt16.self))
+                let length = place.number(UInt16.self)
+                guard length != UInt16.max else { return nil }
+                return String(decoding: bytes[textStart + start..<textStart + start + Int(length)], as: UTF8.self)
             }
             let protocolVersion = text(0) ?? ""
             let method = text(1) ?? ""

@@ -42,9 +42,7 @@ public final class SpanQueue: Sendable {
         var count: Int { spans.count + serverLog.count }
     }
 
-    /// Bytes the server-span storage starts with (a typical span takes 150 to 300), and the
-    /// most it may hold.
-    let serverLogReserve: Int
+    /// The most bytes the server-span storage may hold.
     private let serverLogLimit: Int
     /// The server-span storage that replaces the queue's at each take.
     private let spare: Locked<ServerSpanLog>
@@ -56,10 +54,10 @@ public final class SpanQueue: Sendable {
     public init(capacity: Int, batchSize: Int) {
         self.capacity = capacity
         self.batchSize = min(batchSize, capacity)
-        serverLogReserve = capacity * 256
         serverLogLimit = capacity * 8192
-        state = Locked(State(serverLog: ServerSpanLog(reservingBytes: serverLogReserve)))
-        spare = Locked(ServerSpanLog(reservingBytes: serverLogReserve))
+        // Reserved for a typical span's 150 to 300 bytes.
+        state = Locked(State(serverLog: ServerSpanLog(reservingBytes: capacity * 256)))
+        spare = Locked(ServerSpanLog(reservingBytes: capacity * 256))
     }
 
     public enum Offer: Equatable, Sendable {

@@ -46,7 +46,7 @@ public final class Tracer: Sendable {
 
     /// Queues a finished span for export; dropped (and counted) when the queue is full.
     public func record(_ span: SpanRecord) {
-        offer(.record(span))
+        wakeIfReady(queue.offer(.record(span)))
     }
 
     /// Queues the server span of a request answered now: its fields, and their text from the
@@ -54,11 +54,11 @@ public final class Tracer: Sendable {
     /// nothing is made on the loop.
     public func recordServer(_ fields: ServerSpanFields, text: ServerSpanText) {
         let end = Self.wallClockNanoseconds()
-        if queue.offerServer(fields, text: text, endNanoseconds: end, recordsEndUser: recordsEndUser) == .batchReady { wake() }
+        wakeIfReady(queue.offerServer(fields, text: text, endNanoseconds: end, recordsEndUser: recordsEndUser))
     }
 
-    private func offer(_ span: QueuedSpan) {
-        if queue.offer(span) == .batchReady { wake() }
+    private func wakeIfReady(_ offer: SpanQueue.Offer) {
+        if offer == .batchReady { wake() }
     }
 
     /// Nanoseconds since the Unix epoch, now.

@@ -72,11 +72,12 @@ public final class EventLoop: @unchecked Sendable {
 
     private func run() {
         threadID.store(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))), ordering: .releasing)
-        kernelThreadID.store(gettid(), ordering: .releasing)
+        let thread = gettid()
+        kernelThreadID.store(thread, ordering: .releasing)
         Self.nameThread(name)
         if niceness != 0 {
             let which = __priority_which_t(PRIO_PROCESS.rawValue)
-            _ = setpriority(which, id_t(gettid()), min(19, getpriority(which, id_t(gettid())) + niceness))
+            _ = setpriority(which, id_t(thread), min(19, getpriority(which, id_t(thread)) + niceness))
         }
         event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
         drainInbox()
