@@ -90,6 +90,12 @@ public final class DemoOrigin: Sendable {
         return try bind(port: port)
     }
 
+    /// For a process about to exit, after ``shutdown()``: waits for the photo being drawn
+    /// ahead (if any) and draws no more, so that exit never runs beside libvips.
+    public static func prepareForExit() {
+        ImageStore.stopWarmingUp()
+    }
+
     /// Stops for good.
     public func shutdown() {
         stop()

@@ -107,5 +107,6 @@ struct DemoOriginCommand: ParsableCommand {
         let signal = ProcessSignals.wait()
         logger.info("shutting down", metadata: ["signal": .stringConvertible(signal)])
         origin.shutdown()
+        DemoOrigin.prepareForExit()
     }
 }

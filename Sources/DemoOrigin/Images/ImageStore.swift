@@ -2,6 +2,7 @@ import Foundation
 import GatewayModels
 import HTTPInterface
 import GatewaySupport
+import Synchronization
 
 /// Serves item images the way an object store (S3) does: `GET /images/{id}-{n}.{ext}` and
 /// `GET /thumbnails/{id}-{n}.{ext}` with `Content-Type`, `Content-Length`, a strong `ETag`
@@ -75,6 +76,18 @@ final class ImageStore: Sendable {
 
     private static let photos = Locked<[String: [UInt8]]>([:])
     private static let warming = NSLock()
+    /// Set once the process is about to exit: warm-ups draw no more.
+    private static let warmUpStopped = Atomic<Bool>(false)
+
+    /// Stops every warm-up of this process after the photo it is drawing, and waits for that
+    /// one: for a process about to exit, which must not run its exit handlers while another
+    /// thread is inside libvips (GLib's type system, started on that thread, then aborts the
+    /// exit). Photos still asked for are drawn on first use.
+    static func stopWarmingUp() {
+        warmUpStopped.store(true, ordering: .releasing)
+        warming.lock()
+        warming.unlock()
+    }
 
     private func generated(size: Size, itemID: Int64, number: Int) -> [UInt8] {
         let key = "\(size.rawValue)/\(itemID)-\(number)"
@@ -94,6 +107,7 @@ final class ImageStore: Sendable {
         defer { Self.warming.unlock() }
         for item in catalogue.all {
             for (index, image) in item.images.enumerated() {
+                guard !Self.warmUpStopped.load(ordering: .acquiring) else { return }
                 guard case .photo(let style) = image else { continue }
                 for size in [Size.image, .thumbnail] { _ = photo(style, size: size, itemID: item.id, number: index + 1) }
             }
