@@ -15,7 +15,7 @@ import Transport
 /// ``ExportRetry``'s rules. It runs on a loop of its own (`tracing`), with the gateway's own HTTP client
 /// (`OriginClient`, trusting `--tracing-ca-file`): encoding, gzip and a collector that is
 /// down or slow never reach a request loop, whose only part is a span copied into the
-/// queue. The loop's thread runs ``niceness`` steps nicer than the process: when the
+/// queue. The loop's thread runs under `SCHED_IDLE` (``EventLoop/Priority/idle``): when the
 /// processor is short, requests come first and spans wait (and, once the queue is full,
 /// are dropped and counted) rather than answers.
 ///
@@ -39,12 +39,6 @@ final class TraceExporter: @unchecked Sendable {
     private let droppedFull: CoreMetrics.Counter
     private let droppedFailed: CoreMetrics.Counter
     private let failedExports: CoreMetrics.Counter
-
-    /// What the exporter's thread adds to the process's nice value. At 15, the kernel's
-    /// weights give it about 3% of a processor a request loop also wants (weight 36 against
-    /// 1,024), and all of an idle one: at 100% sampling on a saturated processor, most spans
-    /// are dropped and counted rather than answers slowed.
-    static let niceness: Int32 = 15
 
     /// The loop's: the client, the batch being sent (or waiting to be sent again), and the
     /// state of a run of failures.
@@ -87,7 +81,7 @@ final class TraceExporter: @unchecked Sendable {
         let path = url?.percentEncodedPath ?? ""
         target = (path.isEmpty ? "/" : path) + (url?.percentEncodedQuery.map { "?" + $0 } ?? "")
         tls = endpoint.scheme == .https ? try TLSContext.client(caFile: configuration.caFile) : nil
-        loop = try EventLoop(name: "tracing", niceness: Self.niceness)
+        loop = try EventLoop(name: "tracing", priority: .idle)
         exported = metrics.counter("gateway_trace_spans_exported_total")
         droppedFull = metrics.counter("gateway_trace_spans_dropped_total", [("reason", "queue_full")])
         droppedFailed = metrics.counter("gateway_trace_spans_dropped_total", [("reason", "export_failed")])

@@ -25,18 +25,28 @@ public final class EventLoop: @unchecked Sendable {
     let kernelThreadID = Atomic<Int32>(0)
     private let finished = DispatchSemaphore(value: 0)
     public let name: String
-    /// What the loop's thread adds to the nice value it starts with (Linux gives each thread
-    /// its own): 0 for loops that serve requests; more for background work that must yield
-    /// the processor to them when both want it.
-    public let niceness: Int32
+    /// How the loop's thread competes for a processor.
+    public let priority: Priority
+
+    /// How a loop's thread competes for a processor with the process's other threads.
+    public enum Priority: Sendable {
+        /// As the process's threads do: loops that serve requests.
+        case normal
+        /// Only what ordinary threads leave: Linux's `SCHED_IDLE` (which needs no privilege).
+        /// The kernel gives such a thread a weight of 3 against a request loop's 1,024, so it
+        /// is never starved outright, and its waking up never preempts a thread that serves a
+        /// request. For background work that must never slow an answer (the trace exporter).
+        /// Where the policy is refused (a seccomp profile), the thread runs at nice 19 instead.
+        case idle
+    }
 
     /// - Parameters:
     ///   - name: the thread's name (`top -H`, `/proc/PID/task/TID/comm`: its first 15 bytes).
-    ///   - niceness: see ``niceness``; raising it needs no privilege.
-    package init(name: String, niceness: Int32 = 0) throws(TransportError) {
+    ///   - priority: see ``Priority``.
+    package init(name: String, priority: Priority = .normal) throws(TransportError) {
         LibeventRuntime.prepare()
         self.name = name
-        self.niceness = niceness
+        self.priority = priority
         guard let config = event_config_new() else { throw TransportError("event_config_new failed") }
         defer { event_config_free(config) }
         // A connection's read interest pauses while a handler works, and the origin client
@@ -75,10 +85,7 @@ public final class EventLoop: @unchecked Sendable {
         let thread = gettid()
         kernelThreadID.store(thread, ordering: .releasing)
         Self.nameThread(name)
-        if niceness != 0 {
-            let which = __priority_which_t(PRIO_PROCESS.rawValue)
-            _ = setpriority(which, id_t(thread), min(19, getpriority(which, id_t(thread)) + niceness))
-        }
+        if priority == .idle { Self.yieldToOrdinaryThreads(thread) }
         event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY)
         drainInbox()
         // Jobs whose time had not come will never run: let go of them (and of what they hold).
@@ -96,6 +103,18 @@ public final class EventLoop: @unchecked Sendable {
         let bytes = Array(name.utf8.prefix(15))
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
+    }
+
+    /// `SCHED_IDLE` from `<bits/sched.h>`: Swift's Glibc module leaves out the GNU-only names.
+    static let schedIdle: Int32 = 5
+
+    /// Puts the calling thread (kernel id `thread`) under `SCHED_IDLE`, or at nice 19 where
+    /// that is refused. Best effort: a thread left as it was still works.
+    private static func yieldToOrdinaryThreads(_ thread: Int32) {
+        var parameters = sched_param()
+        parameters.sched_priority = 0
+        if sched_setscheduler(thread, schedIdle, &parameters) == 0 { return }
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), 19)
     }
 
     /// Whether the caller is on this loop's thread.

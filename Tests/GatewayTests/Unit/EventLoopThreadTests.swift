@@ -8,10 +8,11 @@ import Glibc
 #endif
 
 /// A loop's thread as the kernel shows it: named (`top -H`, `/proc/PID/task/TID/comm`), and
-/// at the nice value it was made with (the trace exporter's loop yields to the request loops).
+/// under the scheduling policy it was made with (the trace exporter's loop takes only what the
+/// request loops leave).
 @Suite struct EventLoopThreadTests {
-    /// The loop thread's name and nice value, read on the loop itself.
-    private func threadOf(_ loop: EventLoop) async -> (name: String, nice: Int32) {
+    /// The loop thread's name and scheduling policy, read on the loop itself.
+    private func threadOf(_ loop: EventLoop) async -> (name: String, policy: Int32) {
         loop.start()
         defer {
             loop.stop()
@@ -20,25 +21,23 @@ import Glibc
         return await withCheckedContinuation { continuation in
             loop.post {
                 let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
-                errno = 0
-                // `who` 0: on Linux, the calling thread.
-                let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-                continuation.resume(returning: (name.trimmingCharacters(in: .newlines), nice))
+                // 0: on Linux, the calling thread.
+                continuation.resume(returning: (name.trimmingCharacters(in: .newlines), sched_getscheduler(0)))
             }
         }
     }
 
-    @Test func aLoopsThreadIsNamedAndRunsAtItsNiceValue() async throws {
-        let background = try EventLoop(name: "tracing-test-loop-long-name", niceness: 7)
+    @Test func aBackgroundLoopsThreadIsNamedAndRunsUnderSchedIdle() async throws {
+        let background = try EventLoop(name: "tracing-test-loop-long-name", priority: .idle)
         let thread = await threadOf(background)
         #expect(thread.name == "tracing-test-lo")
-        #expect(thread.nice == getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) + 7)
+        #expect(thread.policy == EventLoop.schedIdle)
     }
 
-    @Test func aRequestLoopKeepsTheProcesssNiceValue() async throws {
+    @Test func aRequestLoopKeepsTheOrdinaryPolicy() async throws {
         let loop = try EventLoop(name: "gateway-loop-9")
         let thread = await threadOf(loop)
         #expect(thread.name == "gateway-loop-9")
-        #expect(thread.nice == getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        #expect(thread.policy == SCHED_OTHER)
     }
 }
