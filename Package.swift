@@ -123,8 +123,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The Redis connection (hiredis on a transport loop); the only target that imports
-        // CHiredis. What does not share state across replicas does not link it.
+        // The Redis connection (hiredis' RESP formatting and reply reader, over the transport's
+        // plain or TLS stream on a loop); the only target that imports CHiredis. What does not share state across replicas does not link it.
         .target(
             name: "RedisClient",
             dependencies: ["CHiredis", "CEvent", "Transport", "HTTPInterface", "Observability", .product(name: "Logging", package: "swift-log")]

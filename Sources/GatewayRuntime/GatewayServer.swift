@@ -37,6 +37,8 @@ public final class GatewayServer: Sendable {
     private let authenticator: BearerAuthenticator?
     /// The identity provider's TLS context (`--auth-ca-file`), made at `start`.
     private let identityProviderTLS = Locked<TLSContext?>(nil)
+    /// The client TLS context of every Redis connection with `rediss://`, made at `start`.
+    private let redisTLS = Locked<TLSContext?>(nil)
     /// The client TLS context each loop's origin client uses for an https origin and for
     /// image hosts (nil when neither needs one), made at `start`.
     private let originTLS = Locked<TLSContext?>(nil)
@@ -130,6 +132,10 @@ public final class GatewayServer: Sendable {
             let needsTLS = endpoint.scheme == .https || !configuration.images.allowedHosts.isEmpty
             let context = needsTLS ? try TLSContext.client(caFile: configuration.origin.caFile) : nil
             originTLS.withLock { $0 = context }
+        }
+        if let tls = configuration.redis?.tls {
+            let context = try TLSContext.client(caFile: tls.caFile, certificateFile: tls.certificateFile, keyFile: tls.keyFile)
+            redisTLS.withLock { $0 = context }
         }
         var transport = try transportConfiguration()
         var exporter: TraceExporter?
@@ -293,12 +299,13 @@ public final class GatewayServer: Sendable {
     /// replicas' writes and the shared rate-limit sync.
     private func redisAttachments(index: Int, loop: EventLoop) -> LoopAttachments {
         guard let redisConfiguration = configuration.redis else { return LoopAttachments() }
-        let redis = RedisConnection(loop: loop, configuration: redisConfiguration, health: redisHealth, logger: logger, metrics: metrics)
+        let tls = redisTLS.withLock { $0 }
+        let redis = RedisConnection(loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics)
         var attached = LoopAttachments(redis: redis, attachments: [redis])
         guard index == 0, let listener = replicaListener else { return attached }
         let limiter = rateLimiter
         let subscriber = RedisConnection(
-            loop: loop, configuration: redisConfiguration, health: redisHealth, logger: logger, metrics: metrics,
+            loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics,
             role: .subscriber(channel: listener.channel, publisher: redis) { event in
                 switch event {
                 case .linked: listener.replicaLink(up: true)

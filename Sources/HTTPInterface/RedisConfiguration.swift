@@ -16,8 +16,27 @@ public struct RedisConfiguration: Sendable, Equatable, CustomStringConvertible {
     public var database: Int
     /// How long one command may take before its answer is given up (a late answer is dropped).
     public var commandTimeout: Duration = .milliseconds(250)
-    /// How long a connection attempt (resolve and connect) may take.
+    /// How long a connection attempt (resolve, connect and the TLS handshake) may take.
     public var connectTimeout: Duration = .seconds(1)
+    /// TLS to Redis (`rediss://`); nil for plain TCP (`redis://`).
+    public var tls: TLS?
+
+    /// How the gateway speaks TLS to Redis: TLS 1.2 or later, the server's certificate
+    /// checked against the system's CAs or `caFile`, and its name (or address) against the
+    /// URL's host; a client certificate when the server asks for one.
+    public struct TLS: Sendable, Equatable {
+        /// `--redis-ca-file` (PEM): the CAs trusted instead of the system's.
+        public var caFile: String?
+        /// `--redis-cert` and `--redis-key` (PEM): presented when the server asks.
+        public var certificateFile: String?
+        public var keyFile: String?
+
+        public init(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) {
+            self.caFile = caFile
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+        }
+    }
 
     public init(host: String, port: Int = 6379, username: String? = nil, password: String? = nil, database: Int = 0) {
         self.host = host
@@ -33,21 +52,18 @@ public struct RedisConfiguration: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Reads `redis://[user:password@]host[:port][/db]` (port 6379 and database 0 when left
-    /// out; an IPv6 address in brackets; user and password percent-decoded).
+    /// out; an IPv6 address in brackets; user and password percent-decoded), or the same
+    /// with `rediss://` for TLS (``tls`` set, with no files: the system's CAs).
     ///
-    /// - Throws: `URLError` for `rediss://` (hiredis 0.14 has no TLS), another scheme, a
-    ///   missing host, a port outside 1–65535, a database that is not a number from 0 to
-    ///   65535, or a query or fragment.
+    /// - Throws: `URLError` for another scheme, a missing host, a port outside 1–65535, a
+    ///   database that is not a number from 0 to 65535, or a query or fragment.
     public init(url: String) throws(URLError) {
         guard let schemeEnd = url.range(of: "://") else {
             throw URLError(description: "--redis-url must look like redis://[user:password@]host:port[/db].")
         }
         let scheme = url[..<schemeEnd.lowerBound].lowercased()
-        if scheme == "rediss" {
-            throw URLError(description: "--redis-url: rediss:// (TLS) is not supported: the gateway's Redis client (hiredis 0.14 from Debian 12) has no TLS. Use redis:// on a private network, or a TLS tunnel.")
-        }
-        guard scheme == "redis" else {
-            throw URLError(description: "--redis-url must start with redis:// (got \(scheme)://).")
+        guard scheme == "redis" || scheme == "rediss" else {
+            throw URLError(description: "--redis-url must start with redis:// or rediss:// (TLS) (got \(scheme)://).")
         }
         var rest = url[schemeEnd.upperBound...]
         guard !rest.contains("?"), !rest.contains("#") else {
@@ -112,6 +128,7 @@ public struct RedisConfiguration: Sendable, Equatable, CustomStringConvertible {
             port = number
         }
         self.init(host: String(host), port: port, username: username, password: password, database: database)
+        if scheme == "rediss" { tls = TLS() }
     }
 
     /// The URL with the password left out, for logs and errors.
@@ -120,6 +137,6 @@ public struct RedisConfiguration: Sendable, Equatable, CustomStringConvertible {
         let secret = password == nil ? "" : ":<redacted>"
         let userInfo = user.isEmpty && secret.isEmpty ? "" : "\(user)\(secret)@"
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "redis://\(userInfo)\(shownHost):\(port)/\(database)"
+        return "\(tls == nil ? "redis" : "rediss")://\(userInfo)\(shownHost):\(port)/\(database)"
     }
 }

@@ -7,30 +7,23 @@ import Logging
 import Observability
 import Transport
 
-/// Replies in order, deadlines, the subscription's heartbeat, and what hiredis calls back.
-/// On the loop thread.
+/// Replies in order, deadlines, the subscription's heartbeat. On the loop thread.
 extension RedisConnection {
     // MARK: Replies and deadlines
 
-    /// hiredis: the reply to command `id` (nil when the connection closed or is being freed).
-    func replied(id: Int, reply: UnsafeMutablePointer<redisReply>?) {
-        outstanding -= 1
+    /// The reply to command `id` (valid only inside).
+    func replied(id: Int, reply: UnsafeMutablePointer<redisReply>) {
         // Given up already (timed out, or failed with the whole queue): dropped.
         guard waitingHead < waiting.count, waiting[waitingHead].id == id, let completion = waiting[waitingHead].completion else { return }
         waiting[waitingHead].completion = nil
         advanceHead()
-        guard let reply else {
-            health.recordFailure()
-            metrics?.redisFailure("connection_lost")
-            return completion(.failure(.connectionLost))
-        }
         health.recordSuccess()
         let value = Self.value(of: reply)
         if case .error(let message) = value { return completion(.failure(.refused(message))) }
         completion(.success(value))
     }
 
-    /// A Swift copy of a hiredis reply (valid only inside its callback).
+    /// A Swift copy of a reply hiredis' reader made (valid only until it is freed).
     static func value(of reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
         let r = reply.pointee
         func bytes() -> [UInt8] {
@@ -92,8 +85,10 @@ extension RedisConnection {
             logger.warning("redis host did not resolve in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
             retryLater()
         case .connecting(let deadline) where deadline <= now:
-            logger.warning("redis did not connect in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
-            abandonContext()
+            let why = stream?.waitsForHandshake == true
+                ? "connected, and the TLS handshake got no answer: does the server speak TLS on this port?" : "no connection"
+            logger.warning("redis did not connect in time", metadata: ["redis": "\(configuration)", "error": "\(why)"], source: "Gateway")
+            dropStream()
             retryLater()
         case .retrying(let at) where at <= now:
             connect()
@@ -101,7 +96,7 @@ extension RedisConnection {
             if case .subscriber(let channel, let publisher, _) = role, let lastHeard {
                 if now - lastHeard > Self.heartbeatTimeout {
                     logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
-                    abandonContext()
+                    dropStream()
                     return retryLater()
                 }
                 if now >= nextBeat {
@@ -115,14 +110,22 @@ extension RedisConnection {
         }
     }
 
-    /// Frees the context from outside hiredis' callbacks; its waiting commands fail.
-    func abandonContext() {
-        guard let context else { return }
-        self.context = nil
-        if case .ready = phase { health.connectionDown() }
-        // Its callbacks run now, with no reply; they find nothing waiting.
+    /// Closes the stream (if any) and frees its reader: its waiting commands fail, the
+    /// subscription (if any) is unlinked. The caller says what comes next (a retry, or
+    /// nothing).
+    func dropStream() {
+        if let stream {
+            stream.close()
+            self.stream = nil
+            if case .ready = phase { health.connectionDown() }
+        }
+        if let reader {
+            redisReaderFree(reader)
+            self.reader = nil
+        }
+        sent.removeAll(keepingCapacity: true)
+        sentHead = 0
         failAll(.connectionLost)
-        redisAsyncFree(context)
         unlink()
     }
 
@@ -154,38 +157,13 @@ extension RedisConnection {
     /// thread, or after the loop ended.
     public func close() {
         if case .closed = phase { return }
-        abandonContext()
+        dropStream()
         phase = .closed
         if let timer {
             event_free(timer)
             self.timer = nil
         }
     }
-}
-
-func owner(of context: UnsafePointer<redisAsyncContext>?) -> RedisConnection? {
-    guard let data = context?.pointee.data else { return nil }
-    return Unmanaged<RedisConnection>.fromOpaque(data).takeUnretainedValue()
-}
-
-/// hiredis' callback for the subscription's replies and messages, on the loop thread.
-func redisSubscriptionCallback(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) {
-    owner(of: context)?.subscriptionReply(reply?.assumingMemoryBound(to: redisReply.self))
-}
-
-/// hiredis' reply callback, on the loop thread. `privdata` is the command's id.
-func redisReplyCallback(_ context: UnsafeMutablePointer<redisAsyncContext>?, _ reply: UnsafeMutableRawPointer?, _ privdata: UnsafeMutableRawPointer?) {
-    owner(of: context)?.replied(id: Int(bitPattern: privdata), reply: reply?.assumingMemoryBound(to: redisReply.self))
-}
-
-func redisConnectCallback(_ context: UnsafePointer<redisAsyncContext>?, _ status: Int32) {
-    guard let context else { return }
-    owner(of: context)?.connected(context, status: status)
-}
-
-func redisDisconnectCallback(_ context: UnsafePointer<redisAsyncContext>?, _ status: Int32) {
-    guard let context else { return }
-    owner(of: context)?.disconnected(context, status: status)
 }
 
 /// The connection's timer, on the loop thread (unretained; see `RedisConnection.init`).

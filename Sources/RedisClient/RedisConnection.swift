@@ -7,14 +7,16 @@ import Logging
 import Observability
 import Transport
 
-/// One hiredis async connection to Redis, on one event loop (hiredis contexts are not
-/// thread-safe). What hiredis 0.14 lacks is added here: a deadline on every command (a late
-/// answer is dropped), a connect deadline, reconnection with backoff, name resolution off
-/// the loop (hiredis would call a blocking `getaddrinfo`), and a bound on commands waiting.
+/// One connection to Redis, on one event loop: commands go out as RESP (formatted by
+/// hiredis), over the transport's ``OutboundStream`` (plain TCP for `redis://`, TLS for
+/// `rediss://`), and replies come back through hiredis' reply reader. Added here: a deadline
+/// on every command (a late answer is dropped), a connect deadline that covers the TLS
+/// handshake, reconnection with backoff, name resolution off the loop, and a bound on
+/// commands waiting.
 ///
-/// Invariant: `context`, `timer` and every other mutable property are used only on `loop`'s
-/// thread; `init` may run before the loop starts, and `start()` posts itself to the loop.
-/// Commands are pipelined on the one connection; Redis answers them in order.
+/// Invariant: `stream`, `reader`, `timer` and every other mutable property are used only on
+/// `loop`'s thread; `init` may run before the loop starts, and `start()` posts itself to the
+/// loop. Commands are pipelined on the one connection; Redis answers them in order.
 public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked Sendable {
     /// The loop whose thread this connection runs on.
     let eventLoop: EventLoop
@@ -32,7 +34,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     package enum Role {
         /// Commands (`send`).
         case commands
-        /// A subscription to `channel` (hiredis then takes no other command on it). Every
+        /// A subscription to `channel` (Redis then takes no other command on it). Every
         /// ``heartbeatInterval`` it publishes `RedisChannel.heartbeatMessage` through `publisher` (a
         /// command connection on the same loop); when nothing arrives for ``heartbeatTimeout``
         /// the subscription counts as lost, and the connection is made again.
@@ -55,19 +57,29 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     var lastHeard: ContinuousClock.Instant?
     var nextBeat = ContinuousClock.now
 
-    /// The hiredis context while connecting or connected; owned by this connection (hiredis
-    /// frees it itself after its connect-failure or disconnect callback, which clears this).
-    var context: UnsafeMutablePointer<redisAsyncContext>?
+    /// The stream while connecting or connected; owned by this connection (closed by
+    /// ``dropStream()``).
+    var stream: OutboundStream?
+    /// hiredis' reply reader for `stream`'s bytes; owned by this connection, made and freed
+    /// with the stream.
+    var reader: UnsafeMutablePointer<redisReader>?
+    /// The client TLS context for `rediss://` (shared by every connection; only read).
+    let tls: TLSContext?
     /// One timer for command deadlines, the connect deadline and the reconnect delay; owned
     /// by this connection, on `loop`.
     var timer: OpaquePointer?
     var phase = Phase.idle
     /// Commands sent and not yet answered or timed out, oldest first. Every command has the
-    /// same timeout, so deadlines grow along the queue; hiredis answers in the same order.
+    /// same timeout, so deadlines grow along the queue; Redis answers in the same order.
     var waiting: [Waiting] = []
     var waitingHead = 0
-    /// Commands hiredis still holds a callback for (answered, or given up but not answered).
-    var outstanding = 0
+    /// The ids of the commands sent on this stream whose replies have not come (answered
+    /// late or given up included), oldest first: Redis replies in order, so each reply is
+    /// the first one's. On a subscriber, a reply with none left is the subscription's.
+    var sent: [Int] = []
+    var sentHead = 0
+    /// Commands the stream owes a reply to.
+    var outstanding: Int { sent.count - sentHead }
     var nextID = 1
     var backoff = RedisConnection.firstBackoff
     /// Counts connection attempts, so a late name resolution for an abandoned one is ignored.
@@ -76,7 +88,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     enum Phase {
         case idle
         case resolving(deadline: ContinuousClock.Instant)
-        /// Commands may be sent: hiredis queues them until the socket connects.
+        /// Commands may be sent: the stream keeps them until it connects.
         case connecting(deadline: ContinuousClock.Instant)
         case ready
         case retrying(at: ContinuousClock.Instant)
@@ -91,15 +103,19 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
 
     static let firstBackoff: Duration = .milliseconds(100)
     static let maxBackoff: Duration = .seconds(5)
-    /// Commands hiredis may hold callbacks for; past it new ones fail as `unavailable`.
+    /// Commands the stream may owe replies to; past it new ones fail as `unavailable`.
     static let maxOutstanding = 10_000
 
+    /// - Parameter tls: the client context for `rediss://` (`TLSContext.client`, made once for
+    ///   every connection); nil for `redis://`. A `rediss://` configuration without one never
+    ///   connects (and says so).
     package init(
-        loop: EventLoop, configuration: RedisConfiguration, health: RedisHealth, logger: Logger, metrics: GatewayMetrics? = nil,
-        role: Role = .commands
+        loop: EventLoop, configuration: RedisConfiguration, tls: TLSContext? = nil, health: RedisHealth, logger: Logger,
+        metrics: GatewayMetrics? = nil, role: Role = .commands
     ) {
         eventLoop = loop
         self.configuration = configuration
+        self.tls = tls
         self.health = health
         self.logger = logger
         self.metrics = metrics
@@ -134,30 +150,33 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     /// `send`, with `pastBreaker` for the set-up commands of a new connection.
     func send(_ arguments: [[UInt8]], past pastBreaker: Bool, completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
         precondition(eventLoop.inLoop, "RedisConnection.send off its loop")
-        guard let context, outstanding < Self.maxOutstanding, pastBreaker || health.allows() else { return completion(.failure(.unavailable)) }
+        guard let stream, outstanding < Self.maxOutstanding, pastBreaker || health.allows() else { return completion(.failure(.unavailable)) }
         switch phase {
         case .connecting, .ready: break
         default: return completion(.failure(.unavailable))
         }
         let id = nextID
         nextID += 1
-        guard Self.command(context, id: id, arguments) else { return completion(.failure(.unavailable)) }
-        outstanding += 1
+        guard Self.write(arguments, to: stream) else { return completion(.failure(.unavailable)) }
+        sent.append(id)
         let wasEmpty = waitingHead == waiting.count
         waiting.append(Waiting(id: id, deadline: .now + configuration.commandTimeout, completion: completion))
         if wasEmpty { arm() }
     }
 
-    /// Hands `arguments` to hiredis with `id` as the callback's private data.
-    static func command(_ context: UnsafeMutablePointer<redisAsyncContext>, id: Int, _ arguments: [[UInt8]]) -> Bool {
+    /// Writes `arguments` to `stream` as one RESP command (formatted by hiredis).
+    static func write(_ arguments: [[UInt8]], to stream: OutboundStream) -> Bool {
         var arguments = arguments
-        return withArgv(&arguments) { argc, argv, argvlen in
-            redisAsyncCommandArgv(context, redisReplyCallback, UnsafeMutableRawPointer(bitPattern: id), argc, argv, argvlen)
-        } == REDIS_OK
+        var command: UnsafeMutablePointer<CChar>?
+        let length = withArgv(&arguments) { argc, argv, argvlen in redisFormatCommandArgv(&command, argc, argv, argvlen) }
+        guard length > 0, let command else { return false }
+        defer { redisFreeCommand(command) }
+        stream.write(UnsafeRawBufferPointer(start: command, count: Int(length)))
+        return true
     }
 
     /// Calls `body` with `arguments` as C's `argc`, `argv` and `argvlen` (valid only inside;
-    /// hiredis copies them into its output buffer before it returns).
+    /// hiredis copies them before it returns).
     static func withArgv(
         _ arguments: inout [[UInt8]],
         _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Int32
@@ -226,25 +245,30 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     }
 
     func open(_ address: String) {
-        guard let made = redisAsyncConnect(address, Int32(configuration.port)) else { return retryLater() }
-        if made.pointee.err != 0 {
-            logger.warning("redis connect failed", metadata: ["redis": "\(configuration)", "error": "\(String(cString: made.pointee.errstr))"], source: "Gateway")
-            redisAsyncFree(made)
+        if configuration.tls != nil, tls == nil {
+            logger.error("redis needs TLS and has no TLS context", metadata: ["redis": "\(configuration)"], source: "Gateway")
             return retryLater()
         }
-        // Unmanaged: passUnretained. The context is freed (by hiredis after a disconnect, or
-        // by close()) before this connection goes away.
-        made.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        guard redisLibeventAttach(made, eventLoop.base) == REDIS_OK else {
-            redisAsyncFree(made)
+        let made: OutboundStream
+        do {
+            made = try OutboundStream(
+                loop: eventLoop, address: address, port: configuration.port, tls: configuration.tls == nil ? nil : tls,
+                serverName: configuration.host
+            ) { [unowned self] event in
+                // unowned: the stream is closed (and reports nothing more) before this
+                // connection goes away (dropStream, close).
+                streamEvent(event)
+            }
+        } catch {
+            logger.warning("redis connect failed", metadata: ["redis": "\(configuration)", "error": "\(error)"], source: "Gateway")
             return retryLater()
         }
-        redisAsyncSetConnectCallback(made, redisConnectCallback)
-        redisAsyncSetDisconnectCallback(made, redisDisconnectCallback)
-        context = made
+        stream = made
+        reader = redisReaderCreate()
         phase = .connecting(deadline: .now + configuration.connectTimeout)
         arm()
-        // Queued before any other command, so they run first on the new connection.
+        // Sent before any other command, so they run first on the new connection (the
+        // stream keeps them until it connects).
         if let password = configuration.password {
             let arguments = [Array("AUTH".utf8)] + (configuration.username.map { [Array($0.utf8)] } ?? []) + [Array(password.utf8)]
             setUp(arguments, what: "AUTH")
@@ -255,17 +279,59 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         let roleName = if case .subscriber = role { "subscriber" } else { "commands" }
         setUp([Array("CLIENT".utf8), Array("SETNAME".utf8), Array("omg-\(roleName)-\(health.instance)".utf8)], what: "CLIENT SETNAME")
         if case .subscriber(let channel, _, _) = role {
-            var arguments = [Array("SUBSCRIBE".utf8), Array(channel.utf8)]
-            _ = Self.withArgv(&arguments) { argc, argv, argvlen in
-                redisAsyncCommandArgv(made, redisSubscriptionCallback, nil, argc, argv, argvlen)
-            }
+            // Not in `sent`: its confirmation, and every message after it, are the
+            // subscription's.
+            _ = Self.write([Array("SUBSCRIBE".utf8), Array(channel.utf8)], to: made)
         }
     }
 
-    /// hiredis: a reply on the subscription (`subscribe` confirmed, or a `message`); nil
-    /// when the connection goes.
-    func subscriptionReply(_ reply: UnsafeMutablePointer<redisReply>?) {
-        guard let reply, case .subscriber(_, _, let events) = role, case .array(let parts) = Self.value(of: reply), parts.count == 3 else {
+    /// What the stream reports, on the loop.
+    func streamEvent(_ event: OutboundStream.Event) {
+        switch event {
+        case .connected: connected()
+        case .received(let bytes): received(bytes)
+        case .closed(let reason): disconnected(reason: reason)
+        }
+    }
+
+    /// Bytes from Redis: fed to the reader, and every whole reply taken out in order.
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        guard let reader, let base = bytes.baseAddress else { return }
+        guard redisReaderFeed(reader, base.assumingMemoryBound(to: CChar.self), bytes.count) == REDIS_OK else {
+            return protocolError(reader)
+        }
+        while self.reader == reader {
+            var object: UnsafeMutableRawPointer?
+            guard redisReaderGetReply(reader, &object) == REDIS_OK else { return protocolError(reader) }
+            guard let object else { return }
+            let reply = object.assumingMemoryBound(to: redisReply.self)
+            if sentHead < sent.count {
+                let id = sent[sentHead]
+                sentHead += 1
+                if sentHead == sent.count {
+                    sent.removeAll(keepingCapacity: true)
+                    sentHead = 0
+                }
+                replied(id: id, reply: reply)
+            } else {
+                subscriptionReply(reply)
+            }
+            freeReplyObject(object)
+        }
+    }
+
+    /// Redis sent what is not RESP (or not Redis at all: a TLS port spoken to in plain): the
+    /// connection is dropped and made again.
+    func protocolError(_ reader: UnsafeMutablePointer<redisReader>) {
+        let message = withUnsafeBytes(of: reader.pointee.errstr) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        logger.warning("redis sent what is not a reply: reconnecting", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
+        dropStream()
+        retryLater()
+    }
+
+    /// A reply on the subscription (`subscribe` confirmed, or a `message`).
+    func subscriptionReply(_ reply: UnsafeMutablePointer<redisReply>) {
+        guard case .subscriber(_, _, let events) = role, case .array(let parts) = Self.value(of: reply), parts.count == 3 else {
             return
         }
         switch parts[0].text {
@@ -297,19 +363,14 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         send(arguments, past: true) { [self] result in
             guard case .failure(.refused(let message)) = result else { return }
             logger.error("redis refused \(what)", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
-            if let context { redisAsyncDisconnect(context) }
+            guard stream != nil else { return }
+            dropStream()
+            retryLater()
         }
     }
 
-    /// hiredis: the socket connected (`status` REDIS_OK) or could not (then the context is
-    /// freed by hiredis once this returns).
-    func connected(_ from: UnsafePointer<redisAsyncContext>, status: Int32) {
-        guard let context, UnsafePointer(context) == from else { return }
-        guard status == REDIS_OK else {
-            self.context = nil
-            failAll(.connectionLost)
-            return retryLater()
-        }
+    /// The stream connected (with TLS: the handshake succeeded, the certificate checked).
+    func connected() {
         phase = .ready
         backoff = Self.firstBackoff
         health.connectionUp()
@@ -317,16 +378,15 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         arm()
     }
 
-    /// hiredis: the connection closed; the context is freed once this returns.
-    func disconnected(_ from: UnsafePointer<redisAsyncContext>, status: Int32) {
-        guard let context, UnsafePointer(context) == from else { return }
-        self.context = nil
+    /// The stream ended: it never connected (refused, a TLS failure) or the connection was
+    /// lost. Says why, fails what waits, and tries again later.
+    func disconnected(reason: String) {
         if case .ready = phase {
-            health.connectionDown()
-            logger.warning("redis connection lost", metadata: ["redis": "\(configuration)"], source: "Gateway")
+            logger.warning("redis connection lost", metadata: ["redis": "\(configuration)", "error": "\(reason)"], source: "Gateway")
+        } else {
+            logger.warning("redis connect failed", metadata: ["redis": "\(configuration)", "error": "\(reason)"], source: "Gateway")
         }
-        failAll(.connectionLost)
-        unlink()
+        dropStream()
         retryLater()
     }
 
@@ -341,4 +401,3 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     }
 }
 
-/// The connection whose context this is (unretained; see `RedisConnection.open`).

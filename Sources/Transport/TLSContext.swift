@@ -11,15 +11,27 @@ public final class TLSContext: @unchecked Sendable {
     /// Owned by this object; freed in deinit. Not modified after init.
     let context: OpaquePointer
 
-    /// A client context trusting the system's CAs, or only `caFile` (PEM) when given.
+    /// A client context trusting the system's CAs, or only `caFile` (PEM) when given; with
+    /// `certificateFile` and `keyFile` (PEM, both or neither), presenting that certificate
+    /// when a server asks for one.
     ///
-    /// - Throws: `TransportError` when the CA file cannot be loaded.
-    public static func client(caFile: String? = nil) throws(TransportError) -> TLSContext {
+    /// - Throws: `TransportError` when the CA file, the certificate or the key cannot be
+    ///   loaded, or the key does not match the certificate.
+    public static func client(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) throws(TransportError) -> TLSContext {
         let tls = try TLSContext(method: TLS_client_method())
         let loaded = caFile.map { SSL_CTX_load_verify_locations(tls.context, $0, nil) }
             ?? SSL_CTX_set_default_verify_paths(tls.context)
         guard loaded == 1 else {
             throw TransportError("cannot load CA certificates\(caFile.map { " from \($0)" } ?? ""): \(TLSContext.lastError())")
+        }
+        if certificateFile != nil || keyFile != nil {
+            guard let certificateFile, let keyFile else { throw TransportError("a client certificate needs its key, and a key its certificate") }
+            guard SSL_CTX_use_certificate_chain_file(tls.context, certificateFile) == 1,
+                SSL_CTX_use_PrivateKey_file(tls.context, keyFile, SSL_FILETYPE_PEM) == 1,
+                SSL_CTX_check_private_key(tls.context) == 1
+            else {
+                throw TransportError("cannot load the client certificate \(certificateFile) and key \(keyFile): \(TLSContext.lastError())")
+            }
         }
         SSL_CTX_set_verify(tls.context, SSL_VERIFY_PEER, nil)
         return tls

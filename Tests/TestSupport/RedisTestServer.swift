@@ -4,18 +4,41 @@ import Glibc
 #endif
 
 /// A real `redis-server` (Debian's, which `scripts/setup` installs) on a free loopback port,
-/// with nothing saved to disk, for one test. `redis-cli` talks to it.
+/// with nothing saved to disk, for one test. `redis-cli` talks to it (on the plain port).
 public final class RedisTestServer: @unchecked Sendable {
     public let port: Int
     public let password: String?
+    /// With TLS: the port that speaks it (beside the plain `port`).
+    public let tlsPort: Int?
+    private let tls: TLS?
     private var process: Process?
+
+    /// What the server's TLS port presents and asks for (PEM files).
+    public struct TLS: Sendable {
+        public var certificateFile: String
+        public var keyFile: String
+        /// The CAs that sign client certificates (redis-server wants one even when it asks
+        /// for none).
+        public var caFile: String
+        /// Whether a client must present a certificate (`--tls-auth-clients yes`).
+        public var requiresClientCertificate: Bool
+
+        public init(certificateFile: String, keyFile: String, caFile: String, requiresClientCertificate: Bool = false) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.caFile = caFile
+            self.requiresClientCertificate = requiresClientCertificate
+        }
+    }
 
     /// Starts a server; waits until it answers `PING`.
     /// - Throws: when `redis-server` is missing or does not answer within 5 s (never skipped:
     ///   the replica tests need it).
-    public init(password: String? = nil) throws {
+    public init(password: String? = nil, tls: TLS? = nil) throws {
         port = try freeLoopbackPort()
+        tlsPort = tls == nil ? nil : try freeLoopbackPort()
         self.password = password
+        self.tls = tls
         try start()
     }
 
@@ -37,6 +60,12 @@ public final class RedisTestServer: @unchecked Sendable {
         made.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
             "--dir", FileManager.default.temporaryDirectory.path, "--loglevel", "warning"]
             + (password.map { ["--requirepass", $0] } ?? [])
+        if let tls, let tlsPort {
+            made.arguments! += [
+                "--tls-port", "\(tlsPort)", "--tls-cert-file", tls.certificateFile, "--tls-key-file", tls.keyFile,
+                "--tls-ca-cert-file", tls.caFile, "--tls-auth-clients", tls.requiresClientCertificate ? "yes" : "no",
+            ]
+        }
         made.standardOutput = FileHandle.nullDevice
         made.standardError = FileHandle.nullDevice
         try made.run()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Gateway
 import HTTPInterface
 
@@ -7,26 +8,44 @@ struct ReplicaOptions: ConfigurationOptions {
     static let title = "Replicas"
     static let secrets = ["redis-url"]
 
-    @Option(help: "Redis shared by the replicas, redis://[user:password@]host:port[/db]: Idempotency-Key records survive restarts and are seen by every replica. Off by default (one process, everything in memory). Needs --image-signing-key. The password is never logged; rediss:// (TLS) is not supported. (env: GATEWAY_REDIS_URL)")
+    @Option(help: "Redis shared by the replicas, redis://[user:password@]host:port[/db], or rediss://… for TLS: Idempotency-Key records survive restarts and are seen by every replica. Off by default (one process, everything in memory). Needs --image-signing-key. The password is never logged. (env: GATEWAY_REDIS_URL)")
     var redisUrl: String?
+
+    @Option(help: "With rediss://: the CA certificates (PEM) that sign Redis's certificate, instead of the system's. (env: GATEWAY_REDIS_CA_FILE)")
+    var redisCaFile: String?
+
+    @Option(help: "With rediss://: a client certificate (PEM) for Redis servers that ask for one; needs --redis-key. (env: GATEWAY_REDIS_CERT)")
+    var redisCert: String?
+
+    @Option(help: "With rediss://: the client certificate's private key (PEM). (env: GATEWAY_REDIS_KEY)")
+    var redisKey: String?
 
     @Option(help: "Seconds a Redis command may take before the gateway gives up on it. (env: GATEWAY_REDIS_TIMEOUT)")
     var redisTimeout: Double = 0.25
 
     func validate() throws {
+        var secure = false
         if let redisUrl {
             do {
-                _ = try RedisConfiguration(url: redisUrl)
+                secure = try RedisConfiguration(url: redisUrl).tls != nil
             } catch {
                 throw ValidationError(error.description)
             }
         }
+        let files = [("--redis-ca-file", redisCaFile), ("--redis-cert", redisCert), ("--redis-key", redisKey)]
+        for (flag, path) in files {
+            guard let path else { continue }
+            guard secure else { throw ValidationError("\(flag) needs a rediss:// --redis-url (TLS).") }
+            guard FileManager.default.isReadableFile(atPath: path) else { throw ValidationError("\(flag) \(path) cannot be read.") }
+        }
+        guard (redisCert == nil) == (redisKey == nil) else { throw ValidationError("--redis-cert and --redis-key: set both, or neither.") }
         guard redisTimeout > 0, redisTimeout <= 10 else { throw ValidationError("--redis-timeout must be more than 0 and at most 10 seconds.") }
     }
 
     func apply(to configuration: inout GatewayConfiguration) {
         if let redisUrl, var redis = try? RedisConfiguration(url: redisUrl) {
             redis.commandTimeout = .milliseconds(Int64(redisTimeout * 1000))
+            if redis.tls != nil { redis.tls = RedisConfiguration.TLS(caFile: redisCaFile, certificateFile: redisCert, keyFile: redisKey) }
             configuration.redis = redis
         }
     }

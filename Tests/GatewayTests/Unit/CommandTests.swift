@@ -4,6 +4,7 @@ import Testing
 @testable import Gateway
 @testable import GatewayCLI
 import GatewaySupport
+import HTTPInterface
 
 @Suite struct CommandTests {
     @Test func environmentFillsOptionsTheCommandLineLeftOut() throws {
@@ -110,6 +111,36 @@ import GatewaySupport
         #expect(configuration.idleTimeout == .milliseconds(2500))
         #expect(configuration.shutdownGrace == .seconds(1))
         #expect(configuration.compression.minimumBytes == 10)
+    }
+
+    @Test func redisTLSOptionsBecomeTheConfiguration() throws {
+        let certificate = try TestCertificate(subjectAltNames: ["DNS:redis.test"])
+        let key = "--image-signing-key"
+        let signing = String(repeating: "k", count: 32)
+        let plain = try GatewayCommand.parse(["--redis-url", "redis://redis.test:6379", key, signing]).gatewayConfiguration
+        #expect(plain.redis?.tls == nil)
+        let system = try GatewayCommand.parse(["--redis-url", "rediss://redis.test:6380", key, signing]).gatewayConfiguration
+        #expect(system.redis?.tls == RedisConfiguration.TLS())
+        let files = try GatewayCommand.parse([
+            "--redis-url", "rediss://redis.test", key, signing, "--redis-ca-file", certificate.certificateFile,
+            "--redis-cert", certificate.certificateFile, "--redis-key", certificate.keyFile,
+        ]).gatewayConfiguration
+        #expect(files.redis?.tls == RedisConfiguration.TLS(caFile: certificate.certificateFile, certificateFile: certificate.certificateFile, keyFile: certificate.keyFile))
+        let refusals: [([String], String)] = [
+            (["--redis-url", "redis://redis.test", key, signing, "--redis-ca-file", certificate.certificateFile], "--redis-ca-file needs a rediss:// --redis-url (TLS)."),
+            (["--redis-ca-file", certificate.certificateFile], "--redis-ca-file needs a rediss:// --redis-url (TLS)."),
+            (["--redis-url", "rediss://redis.test", key, signing, "--redis-ca-file", "/nonexistent/ca.pem"], "--redis-ca-file /nonexistent/ca.pem cannot be read."),
+            (["--redis-url", "rediss://redis.test", key, signing, "--redis-cert", certificate.certificateFile], "--redis-cert and --redis-key: set both, or neither."),
+            (["--redis-url", "rediss://redis.test", key, signing, "--redis-key", certificate.keyFile], "--redis-cert and --redis-key: set both, or neither."),
+        ]
+        for (arguments, message) in refusals {
+            do {
+                _ = try GatewayCommand.parse(arguments)
+                Issue.record("accepted \(arguments)")
+            } catch {
+                #expect(GatewayCommand.message(for: error) == message, "\(arguments)")
+            }
+        }
     }
 
     @Test func imageOptionsBecomeTheConfiguration() throws {

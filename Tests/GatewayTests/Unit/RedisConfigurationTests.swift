@@ -25,11 +25,22 @@ import Testing
         #expect(v6.host == "::1")
         #expect(v6.port == 7000)
         #expect(v6.description == "redis://[::1]:7000/0")
+        #expect(v6.tls == nil)
+    }
+
+    @Test func redissMeansTLSWithTheSystemsCAs() throws {
+        let secure = try RedisConfiguration(url: "rediss://app:s%40cret@cache.example.net:6380/2")
+        #expect(secure.tls == RedisConfiguration.TLS())
+        #expect(secure.host == "cache.example.net")
+        #expect(secure.port == 6380)
+        #expect(secure.database == 2)
+        #expect(secure.password == "s@cret")
+        #expect(secure.description == "rediss://app:<redacted>@cache.example.net:6380/2")
+        #expect(try RedisConfiguration(url: "REDISS://h").description == "rediss://h:6379/0")
     }
 
     @Test(arguments: [
-        ("rediss://h:6379", "--redis-url: rediss:// (TLS) is not supported: the gateway's Redis client (hiredis 0.14 from Debian 12) has no TLS. Use redis:// on a private network, or a TLS tunnel."),
-        ("http://h:6379", "--redis-url must start with redis:// (got http://)."),
+        ("http://h:6379", "--redis-url must start with redis:// or rediss:// (TLS) (got http://)."),
         ("h:6379", "--redis-url must look like redis://[user:password@]host:port[/db]."),
         ("redis://:pw@:6379", "--redis-url needs a host, like redis://redis.internal:6379."),
         ("redis://h:0", "--redis-url: the port must be a number from 1 to 65535."),
