@@ -7,7 +7,9 @@
 #     Redis round trip for a fresh shared entry; against the L1 hit;
 #   - an origin miss (--detail-ttl 0 and no stale windows: every request goes to the
 #     embedded demo origin) with Redis against without: what the shared tier's lookup and
-#     lock add to a miss.
+#     lock add to a miss;
+#   - the L2 hit and the miss over rediss:// (TLS 1.3, the same redis-server's TLS port, a
+#     CA made for the run) against redis://. Goal: TLS costs an L2 hit at most 10%.
 #
 #   Benchmarks/replicas.sh
 #   ROUNDS=3 DURATION=3s Benchmarks/replicas.sh
@@ -22,6 +24,21 @@ BENCH_PIDS+=($!)
 for _ in $(seq 50); do [ "$(redis-cli -p "$R" ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
 KEY=replica-benchmark-signing-key
 REDIS="--redis-url redis://127.0.0.1:$R --image-signing-key $KEY"
+
+# The same server's TLS port, with a certificate from a CA made here.
+RT=18503
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=bench-ca \
+    -keyout "$WORK/ca.key" -out "$WORK/ca.pem" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost \
+    -keyout "$WORK/redis.key" -out "$WORK/redis.csr" 2>/dev/null
+openssl x509 -req -in "$WORK/redis.csr" -CA "$WORK/ca.pem" -CAkey "$WORK/ca.key" -CAcreateserial -days 2 \
+    -extfile <(printf 'subjectAltName=IP:127.0.0.1') -out "$WORK/redis.pem" 2>/dev/null
+redis-cli -p "$R" config set tls-cert-file "$WORK/redis.pem" >/dev/null
+redis-cli -p "$R" config set tls-key-file "$WORK/redis.key" >/dev/null
+redis-cli -p "$R" config set tls-ca-cert-file "$WORK/ca.pem" >/dev/null
+redis-cli -p "$R" config set tls-auth-clients no >/dev/null
+redis-cli -p "$R" config set tls-port "$RT" >/dev/null
+REDISS="--redis-url rediss://127.0.0.1:$RT --redis-ca-file $WORK/ca.pem --image-signing-key $KEY"
 
 # start NAME PORT ARGS...: a gateway on one loop; sets PID_<NAME>.
 start() {
@@ -45,7 +62,9 @@ pair "L1 hit, cached detail [c=$CONNECTIONS]" "with-redis" "http://127.0.0.1:184
 
 start l2 18500 $REDIS --detail-ttl 3600 --page-cache-bytes 0
 pair "L2 hit (L1 off) against L1 hit [c=$CONNECTIONS]" "l2-hit" "http://127.0.0.1:18500/v1/products/3" "l1-hit" "http://127.0.0.1:18498/v1/products/3"
-kill "$PID_withRedis" "$PID_alone" "$PID_l2"
+start l2tls 18504 $REDISS --detail-ttl 3600 --page-cache-bytes 0
+pair "L2 hit (L1 off), rediss:// against redis:// [c=$CONNECTIONS]" "rediss" "http://127.0.0.1:18504/v1/products/3" "redis" "http://127.0.0.1:18500/v1/products/3"
+kill "$PID_withRedis" "$PID_alone" "$PID_l2" "$PID_l2tls"
 
 start missRedis 18501 $REDIS --detail-ttl 0 --stale-while-revalidate 0 --stale-if-error 0
 start missAlone 18502 --detail-ttl 0 --stale-while-revalidate 0 --stale-if-error 0
@@ -54,4 +73,6 @@ saved=$CONNECTIONS
 CONNECTIONS=1
 pair "origin miss, one at a time (latency) [c=1]" "with-redis" "http://127.0.0.1:18501/v1/products/3" "without" "http://127.0.0.1:18502/v1/products/3"
 CONNECTIONS=$saved
+start missTLS 18505 $REDISS --detail-ttl 0 --stale-while-revalidate 0 --stale-if-error 0
+pair "origin miss, rediss:// against redis:// [c=$CONNECTIONS]" "rediss" "http://127.0.0.1:18505/v1/products/3" "redis" "http://127.0.0.1:18501/v1/products/3"
 redis-cli -p "$R" info commandstats | grep -E 'cmdstat_(get|set|eval|publish)' || true
