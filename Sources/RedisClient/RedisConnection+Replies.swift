@@ -66,9 +66,11 @@ extension RedisConnection {
     }
 
     /// The timer: commands past their deadline fail, a connection attempt past its deadline
-    /// is abandoned, a reconnect delay ends.
+    /// is abandoned, a reconnect delay ends, a connection that went silent (or a subscriber
+    /// never subscribed) is made again.
     func timerFired() {
         let now = ContinuousClock.now
+        let timedOut = waitingHead < waiting.count && waiting[waitingHead].deadline <= now
         while waitingHead < waiting.count, waiting[waitingHead].deadline <= now {
             let completion = waiting[waitingHead].completion
             waiting[waitingHead].completion = nil
@@ -85,14 +87,29 @@ extension RedisConnection {
             logger.warning("redis host did not resolve in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
             retryLater()
         case .connecting(let deadline) where deadline <= now:
-            let why = stream?.waitsForHandshake == true
-                ? "connected, and the TLS handshake got no answer: does the server speak TLS on this port?" : "no connection"
+            let why =
+                if stream?.waitsForHandshake == true { "connected, and the TLS handshake got no answer: does the server speak TLS on this port?" }
+                else if streamConnected { "connected, and Redis did not answer" }
+                else { "no connection" }
             logger.warning("redis did not connect in time", metadata: ["redis": "\(configuration)", "error": "\(why)"], source: "Gateway")
             dropStream()
             retryLater()
         case .retrying(let at) where at <= now:
             connect()
-        case .ready:
+        case .ready(let linkBy):
+            if timedOut, outstanding > 0, now - lastReply > silenceLimit {
+                logger.warning("redis stopped answering: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
+                dropStream()
+                return retryLater()
+            }
+            if let linkBy, now >= linkBy {
+                logger.warning("redis subscription not confirmed in time: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
+                dropStream()
+                return retryLater()
+            }
+            if case .commands = role, outstanding == 0, now - lastSent >= Self.heartbeatInterval {
+                send([Array("PING".utf8)], past: true) { _ in }
+            }
             if case .subscriber(let channel, let publisher, _) = role, let lastHeard {
                 if now - lastHeard > Self.heartbeatTimeout {
                     logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
@@ -138,7 +155,12 @@ extension RedisConnection {
         switch phase {
         case .resolving(let deadline), .connecting(let deadline): next = min(next ?? deadline, deadline)
         case .retrying(let at): next = min(next ?? at, at)
-        case .ready:
+        case .ready(let linkBy):
+            if let linkBy { next = min(next ?? linkBy, linkBy) }
+            if case .commands = role {
+                let beat = lastSent + Self.heartbeatInterval
+                next = min(next ?? beat, beat)
+            }
             if case .subscriber = role, let lastHeard {
                 let beat = min(nextBeat, lastHeard + Self.heartbeatTimeout)
                 next = min(next ?? beat, beat)

@@ -51,6 +51,8 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         case message([UInt8])
     }
 
+    /// How often an idle connection shows Redis it is there and learns Redis still is: a
+    /// `PING` on a command connection, a `PUBLISH` heard back on a subscriber.
     static let heartbeatInterval: Duration = .seconds(1)
     static let heartbeatTimeout: Duration = .seconds(3)
     /// Subscriber: when the subscription was confirmed or last heard from; nil while unlinked.
@@ -84,13 +86,28 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     var backoff = RedisConnection.firstBackoff
     /// Counts connection attempts, so a late name resolution for an abandoned one is ignored.
     var attempt = 0
+    /// Whether the stream's socket (and TLS handshake) connected: for the log when Redis does
+    /// not answer in time.
+    var streamConnected = false
+    /// When Redis last replied on this connection (or the connection began).
+    var lastReply = ContinuousClock.now
+    /// When the last command went out: a command connection idle for
+    /// ``heartbeatInterval`` sends a `PING`, so a Redis that went silent is noticed on
+    /// every connection, not only on busy ones.
+    var lastSent = ContinuousClock.now
+    /// How long a connection with commands waiting may hear nothing from Redis before it is
+    /// taken for dead (a stopped process, a dropped route) and made again.
+    var silenceLimit: Duration { max(.seconds(2), configuration.commandTimeout * 4) }
 
     enum Phase {
         case idle
         case resolving(deadline: ContinuousClock.Instant)
-        /// Commands may be sent: the stream keeps them until it connects.
+        /// Commands may be sent: the stream keeps them until it connects. Ends when Redis
+        /// answered the set-up (`CLIENT SETNAME`), or at `deadline`.
         case connecting(deadline: ContinuousClock.Instant)
-        case ready
+        /// Redis answered on this connection. A subscriber must be subscribed by
+        /// `linkBy`; nil once it was (or for a command connection).
+        case ready(linkBy: ContinuousClock.Instant?)
         case retrying(at: ContinuousClock.Instant)
         case closed
     }
@@ -160,7 +177,9 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         guard Self.write(arguments, to: stream) else { return completion(.failure(.unavailable)) }
         sent.append(id)
         let wasEmpty = waitingHead == waiting.count
-        waiting.append(Waiting(id: id, deadline: .now + configuration.commandTimeout, completion: completion))
+        let now = ContinuousClock.now
+        lastSent = now
+        waiting.append(Waiting(id: id, deadline: now + configuration.commandTimeout, completion: completion))
         if wasEmpty { arm() }
     }
 
@@ -265,6 +284,8 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         }
         stream = made
         reader = redisReaderCreate()
+        streamConnected = false
+        lastReply = .now
         phase = .connecting(deadline: .now + configuration.connectTimeout)
         arm()
         // Sent before any other command, so they run first on the new connection (the
@@ -277,7 +298,10 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
             setUp([Array("SELECT".utf8), Array(String(configuration.database).utf8)], what: "SELECT")
         }
         let roleName = if case .subscriber = role { "subscriber" } else { "commands" }
-        setUp([Array("CLIENT".utf8), Array("SETNAME".utf8), Array("omg-\(roleName)-\(health.instance)".utf8)], what: "CLIENT SETNAME")
+        // The last set-up command: its answer makes the connection ready.
+        setUp([Array("CLIENT".utf8), Array("SETNAME".utf8), Array("omg-\(roleName)-\(health.instance)".utf8)], what: "CLIENT SETNAME") {
+            [self] in answered()
+        }
         if case .subscriber(let channel, _, _) = role {
             // Not in `sent`: its confirmation, and every message after it, are the
             // subscription's.
@@ -288,7 +312,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     /// What the stream reports, on the loop.
     func streamEvent(_ event: OutboundStream.Event) {
         switch event {
-        case .connected: connected()
+        case .connected: streamConnected = true
         case .received(let bytes): received(bytes)
         case .closed(let reason): disconnected(reason: reason)
         }
@@ -305,6 +329,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
             guard redisReaderGetReply(reader, &object) == REDIS_OK else { return protocolError(reader) }
             guard let object else { return }
             let reply = object.assumingMemoryBound(to: redisReply.self)
+            lastReply = .now
             if sentHead < sent.count {
                 let id = sent[sentHead]
                 sentHead += 1
@@ -337,6 +362,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         switch parts[0].text {
         case "subscribe":
             lastHeard = .now
+            if case .ready = phase { phase = .ready(linkBy: nil) }
             health.recordSuccess()
             health.setSubscribed(true)
             events(.linked)
@@ -358,9 +384,11 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     }
 
     /// Sends a set-up command; an error reply (a wrong password, a database that does not
-    /// exist) drops the connection, to be tried again later. Never logs the arguments.
-    func setUp(_ arguments: [[UInt8]], what: String) {
+    /// exist) drops the connection, to be tried again later; any other reply runs
+    /// `then`. Never logs the arguments.
+    func setUp(_ arguments: [[UInt8]], what: String, then: @escaping () -> Void = {}) {
         send(arguments, past: true) { [self] result in
+            if case .success = result { return then() }
             guard case .failure(.refused(let message)) = result else { return }
             logger.error("redis refused \(what)", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
             guard stream != nil else { return }
@@ -369,9 +397,15 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         }
     }
 
-    /// The stream connected (with TLS: the handshake succeeded, the certificate checked).
-    func connected() {
-        phase = .ready
+    /// Redis answered the set-up on this connection (with TLS: after the handshake and the
+    /// certificate check): from now on it is up.
+    func answered() {
+        guard case .connecting = phase else { return }
+        if case .subscriber = role {
+            phase = .ready(linkBy: lastHeard == nil ? .now + Self.heartbeatTimeout : nil)
+        } else {
+            phase = .ready(linkBy: nil)
+        }
         backoff = Self.firstBackoff
         health.connectionUp()
         logger.info("redis connected", metadata: ["redis": "\(configuration)"], source: "Gateway")

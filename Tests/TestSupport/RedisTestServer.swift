@@ -86,6 +86,17 @@ public final class RedisTestServer: @unchecked Sendable {
         self.process = nil
     }
 
+    /// Freezes the server (SIGSTOP): connections stay open and nothing answers, as with a
+    /// hung process or a dropped route.
+    public func pause() {
+        if let process { kill(process.processIdentifier, SIGSTOP) }
+    }
+
+    /// Thaws a frozen server (SIGCONT).
+    public func resume() {
+        if let process { kill(process.processIdentifier, SIGCONT) }
+    }
+
     /// Runs `redis-cli` with `arguments` against this server; its output, trimmed.
     @discardableResult
     public func cli(_ arguments: String...) throws -> String {

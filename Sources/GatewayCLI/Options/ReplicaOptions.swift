@@ -23,6 +23,9 @@ struct ReplicaOptions: ConfigurationOptions {
     @Option(help: "Seconds a Redis command may take before the gateway gives up on it. (env: GATEWAY_REDIS_TIMEOUT)")
     var redisTimeout: Double = 0.25
 
+    @Option(help: "Seconds a connection to Redis may take to be usable: name resolution, TCP, the TLS handshake and Redis's answer to the set-up commands. (env: GATEWAY_REDIS_CONNECT_TIMEOUT)")
+    var redisConnectTimeout: Double = 1
+
     func validate() throws {
         var secure = false
         if let redisUrl {
@@ -40,11 +43,15 @@ struct ReplicaOptions: ConfigurationOptions {
         }
         guard (redisCert == nil) == (redisKey == nil) else { throw ValidationError("--redis-cert and --redis-key: set both, or neither.") }
         guard redisTimeout > 0, redisTimeout <= 10 else { throw ValidationError("--redis-timeout must be more than 0 and at most 10 seconds.") }
+        guard redisConnectTimeout >= 0.05, redisConnectTimeout <= 30 else {
+            throw ValidationError("--redis-connect-timeout must be from 0.05 to 30 seconds.")
+        }
     }
 
     func apply(to configuration: inout GatewayConfiguration) {
         if let redisUrl, var redis = try? RedisConfiguration(url: redisUrl) {
             redis.commandTimeout = .milliseconds(Int64(redisTimeout * 1000))
+            redis.connectTimeout = .milliseconds(Int64(redisConnectTimeout * 1000))
             if redis.tls != nil { redis.tls = RedisConfiguration.TLS(caFile: redisCaFile, certificateFile: redisCert, keyFile: redisKey) }
             configuration.redis = redis
         }

@@ -275,6 +275,36 @@ extension IntegrationTests {
             }
         }
 
+        /// Redis frozen (SIGSTOP: connections open, nothing answers): reads answer within their
+        /// deadline, and every replica notices the silence on its own (its connections are made
+        /// again, and it counts Redis as down and its subscription as lost). Thawed (SIGCONT):
+        /// shared pages again, without a restart.
+        @Test func aFrozenRedisHoldsNoReadAndIsFollowedWhenItThaws() async throws {
+            try await ReplicaHarness.with { harness in
+                let a = try harness.start()
+                let b = try harness.start()
+                #expect(try await harness.wait { [a, b].allSatisfy { $0.server.redisReady && $0.server.replicaLinked } })
+                harness.redis.pause()
+                let started = ContinuousClock.now
+                let (first, second) = try await offPool { (try Self.get(a.port, "/v1/products/7"), try Self.get(b.port, "/v1/products/7")) }
+                // The shared tier's lookup gives up after --redis-timeout (250 ms), then the origin.
+                #expect(ContinuousClock.now - started < .seconds(3))
+                #expect(first.status == 200)
+                #expect(second.status == 200)
+                #expect(harness.origin.counts.count("GET", "/item/7") == 2)
+                // No traffic needed: idle connections PING, the subscriber hears its heartbeat or not.
+                #expect(try await harness.wait(seconds: 10) { [a, b].allSatisfy { !$0.server.redisReady && !$0.server.replicaLinked } })
+                harness.redis.resume()
+                #expect(try await harness.wait(seconds: 10) { [a, b].allSatisfy { $0.server.redisReady && $0.server.replicaLinked } })
+                let (shared, fromShared) = try await offPool { (try Self.get(a.port, "/v1/products/8"), try Self.get(b.port, "/v1/products/8")) }
+                #expect(shared.header("Cache-Status") == "open-market-gateway-shared; fwd=miss; stored, open-market-gateway; fwd=miss; stored")
+                #expect(fromShared.header("Cache-Status")?.hasPrefix("open-market-gateway-shared; hit") == true)
+                #expect(harness.origin.counts.count("GET", "/item/8") == 1)
+                a.server.shutdown()
+                b.server.shutdown()
+            }
+        }
+
         /// Redis stopped: reads answer from the origin within their deadline; Redis started
         /// again: the shared tier serves again, without restarting the gateway.
         @Test func readsFailOpenWhileRedisIsDown() async throws {

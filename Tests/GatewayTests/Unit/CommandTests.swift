@@ -119,8 +119,14 @@ import HTTPInterface
         let signing = String(repeating: "k", count: 32)
         let plain = try GatewayCommand.parse(["--redis-url", "redis://redis.test:6379", key, signing]).gatewayConfiguration
         #expect(plain.redis?.tls == nil)
-        let system = try GatewayCommand.parse(["--redis-url", "rediss://redis.test:6380", key, signing]).gatewayConfiguration
+        #expect(plain.redis?.connectTimeout == .seconds(1))
+        #expect(plain.redis?.commandTimeout == .milliseconds(250))
+        let system = try GatewayCommand.parse([
+            "--redis-url", "rediss://redis.test:6380", key, signing, "--redis-timeout", "0.5", "--redis-connect-timeout", "2.5",
+        ]).gatewayConfiguration
         #expect(system.redis?.tls == RedisConfiguration.TLS())
+        #expect(system.redis?.connectTimeout == .milliseconds(2500))
+        #expect(system.redis?.commandTimeout == .milliseconds(500))
         let files = try GatewayCommand.parse([
             "--redis-url", "rediss://redis.test", key, signing, "--redis-ca-file", certificate.certificateFile,
             "--redis-cert", certificate.certificateFile, "--redis-key", certificate.keyFile,
@@ -132,6 +138,7 @@ import HTTPInterface
             (["--redis-url", "rediss://redis.test", key, signing, "--redis-ca-file", "/nonexistent/ca.pem"], "--redis-ca-file /nonexistent/ca.pem cannot be read."),
             (["--redis-url", "rediss://redis.test", key, signing, "--redis-cert", certificate.certificateFile], "--redis-cert and --redis-key: set both, or neither."),
             (["--redis-url", "rediss://redis.test", key, signing, "--redis-key", certificate.keyFile], "--redis-cert and --redis-key: set both, or neither."),
+            (["--redis-url", "redis://redis.test", key, signing, "--redis-connect-timeout", "0"], "--redis-connect-timeout must be from 0.05 to 30 seconds."),
         ]
         for (arguments, message) in refusals {
             do {
