@@ -364,8 +364,9 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
             lastHeard = .now
             if case .ready = phase { phase = .ready(linkBy: nil) }
             health.recordSuccess()
-            health.setSubscribed(true)
+            // The owner first: whoever reads `isSubscribed` true finds it has acted on the link.
             events(.linked)
+            health.setSubscribed(true)
             arm()
         case "message":
             lastHeard = .now
@@ -379,8 +380,8 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     func unlink() {
         guard lastHeard != nil, case .subscriber(_, _, let events) = role else { return }
         lastHeard = nil
-        health.setSubscribed(false)
         events(.unlinked)
+        health.setSubscribed(false)
     }
 
     /// Sends a set-up command; an error reply (a wrong password, a database that does not

@@ -109,7 +109,7 @@ public enum AdminRoutes {
         }
         writer.beginObject()
         let pages = routes.reads.cache
-        tier("pages", entries: pages.count, bytes: pages.bytes, cache: "page", hits: ["hit", "stale", "stale_if_error"], misses: ["miss", "expired"])
+        tier("pages", entries: pages.count, bytes: pages.bytes, cache: "page", hits: ["hit", "stale", "stale_if_error"], misses: ["miss", "expired", "revalidate_after_gap"])
         if routes.reads.shared != nil {
             tier("sharedPages", entries: nil, bytes: nil, cache: SharedPages.metricName, hits: ["hit", "hit_after_wait"], misses: ["miss", "stale", "error"])
         }

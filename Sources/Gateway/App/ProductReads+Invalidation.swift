@@ -38,11 +38,14 @@ extension ProductReads {
         }
     }
 
-    /// Lost: writes may go unheard, so every L1 page goes, and new ones stay fresh only
-    /// briefly. Back: what was cached meanwhile goes too, and pages keep their times again.
+    /// Lost: writes may go unheard, so every L1 page is revalidated before it is served
+    /// again, and new ones stay fresh only briefly. Back: what was cached meanwhile is
+    /// revalidated too, and pages keep their times again. A page revalidated this way says
+    /// `detail=revalidate-after-gap` in `Cache-Status`; if the origin fails meanwhile it is
+    /// served stale, as any expired page.
     func replicaLink(up: Bool) {
         cache.setFreshnessCap(up ? nil : Self.unlinkedFreshness)
-        cache.remove { _ in true }
+        cache.markForRevalidation(at: .now)
         v1Pages.removeAll()
     }
 }

@@ -285,8 +285,9 @@ public final class ProductReads: Sendable {
                     failure: outcome.failureType)
             }
             return
-        case .expired, nil:
-            metrics.cacheEvent(cached == nil ? "miss" : "expired", cache: "page")
+        case .expired, .revalidate, nil:
+            let event = switch cached?.freshness { case nil: "miss"; case .revalidate?: "revalidate_after_gap"; default: "expired" }
+            metrics.cacheEvent(event, cache: "page")
         }
         // An expired page while the origin recovers: refreshed if a slot is free (with the
         // shared tier, one of the replicas' too), else served as it is (a later read
@@ -299,7 +300,9 @@ public final class ProductReads: Sendable {
             }
             slot = true
         }
-        let reply = FetchReply(kind: kind, locale: locale, request: request, context: context, responder: responder, stored: cached?.page)
+        let reply = FetchReply(
+            kind: kind, locale: locale, request: request, context: context, responder: responder, stored: cached?.page,
+            afterGap: cached?.freshness == .revalidate)
         fetch(kind, key: key, locale: locale, request: request, context: context, capped: slot) { [self, slot] outcome in
             if slot { refreshSlots.give() }
             deliver(outcome, key: key, reply)
@@ -315,7 +318,12 @@ public final class ProductReads: Sendable {
         var responder: Responder
         /// The expired page the request found (nil: a miss).
         var stored: CachedPage?
+        /// Whether `stored` is being revalidated because this replica lost track of other
+        /// replicas' writes (``PageCache/Freshness/revalidate``).
+        var afterGap = false
         var fwd: String { stored == nil ? "miss" : "stale" }
+        /// What `Cache-Status` says of this cache's part beside `fwd`.
+        var detail: String? { afterGap ? "revalidate-after-gap" : nil }
     }
 
     /// Answers a request that waited for the fetch of `key`, on whichever thread it ended.
@@ -328,8 +336,9 @@ public final class ProductReads: Sendable {
             page.prefetch?.used()
             let status: CacheStatusField
             switch tier {
-            case .shared: status = CacheStatus.sharedHit(ttl: Self.secondsLeft(page, now), fwd: fwd)
-            case .origin(let sharedConsulted): status = sharedConsulted ? CacheStatus.storedInBoth(fwd: fwd) : CacheStatus.stored(fwd: fwd)
+            case .shared: status = CacheStatus.sharedHit(ttl: Self.secondsLeft(page, now), fwd: fwd, detail: reply.detail)
+            case .origin(let sharedConsulted):
+                status = sharedConsulted ? CacheStatus.storedInBoth(fwd: fwd, detail: reply.detail) : CacheStatus.stored(fwd: fwd, detail: reply.detail)
             }
             responder.send(answer(page, request, locale, status: status, now: now))
             if case .list(let query) = reply.kind, hasNextPage {

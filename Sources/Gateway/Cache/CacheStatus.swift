@@ -15,12 +15,12 @@ enum CacheStatus {
     static let sharedName = "open-market-gateway-shared"
 
     /// Served from the shared tier (`ttl` seconds of freshness left) after this process missed.
-    static func sharedHit(ttl: Int, fwd: String) -> CacheStatusField {
-        CacheStatusField(value: "\(sharedName); hit; ttl=\(ttl), \(stored(fwd: fwd).value)", outcome: .sharedHit)
+    static func sharedHit(ttl: Int, fwd: String, detail: String? = nil) -> CacheStatusField {
+        CacheStatusField(value: "\(sharedName); hit; ttl=\(ttl), \(stored(fwd: fwd, detail: detail).value)", outcome: .sharedHit)
     }
     /// Fetched from the origin after both tiers missed, and stored in both.
-    static func storedInBoth(fwd: String) -> CacheStatusField {
-        CacheStatusField(value: "\(sharedName); fwd=miss; stored, \(stored(fwd: fwd).value)", outcome: .miss)
+    static func storedInBoth(fwd: String, detail: String? = nil) -> CacheStatusField {
+        CacheStatusField(value: "\(sharedName); fwd=miss; stored, \(stored(fwd: fwd, detail: detail).value)", outcome: .miss)
     }
 
     /// Served fresh from the cache; `ttl` seconds of freshness left.
@@ -37,8 +37,11 @@ enum CacheStatus {
     /// Served as stored, past its time to live, because the origin is recovering from an
     /// outage and only a few stored pages are refreshed at once.
     static let refreshDeferred = CacheStatusField(value: "\(name); hit; fwd=stale; detail=refresh-deferred", outcome: .stale)
-    /// Fetched from the origin (`fwd` = `miss` or `stale`) and stored.
-    static func stored(fwd: String) -> CacheStatusField { CacheStatusField(value: "\(name); fwd=\(fwd); stored", outcome: .miss) }
+    /// Fetched from the origin (`fwd` = `miss` or `stale`) and stored; `detail` says why a
+    /// stored page was not used (`revalidate-after-gap`).
+    static func stored(fwd: String, detail: String? = nil) -> CacheStatusField {
+        CacheStatusField(value: "\(name); fwd=\(fwd); stored\(detail.map { "; detail=\($0)" } ?? "")", outcome: .miss)
+    }
     /// Fetched from the origin and not stored (an error).
     static func notStored(fwd: String, status: Int?) -> CacheStatusField {
         CacheStatusField(value: "\(name); fwd=\(fwd)\(status.map { "; fwd-status=\($0)" } ?? "")", outcome: .miss)

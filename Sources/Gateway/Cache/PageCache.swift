@@ -11,6 +11,10 @@ import GatewaySupport
 /// - then, up to `staleIfError` past its time to live: **expired**, fetched anew, but
 ///   served if the origin fails;
 /// - after that it is dropped.
+///
+/// Pages stored before ``markForRevalidation(at:)`` (a replica that lost track of other
+/// replicas' writes) are **revalidate** whatever their age: fetched anew before they are
+/// served, and served only if the origin fails, as expired ones are.
 public final class PageCache: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var byteBudget: Int
@@ -28,6 +32,9 @@ public final class PageCache: Sendable {
         case fresh
         case stale
         case expired
+        /// Stored before the last ``markForRevalidation(at:)``: fetched anew before it is served
+        /// again (and served, like an expired page, only if the origin fails).
+        case revalidate
     }
 
     public let configuration: Configuration
@@ -39,6 +46,8 @@ public final class PageCache: Sendable {
         var generation = 0
         /// The longest a page stored now may be fresh, when set.
         var freshnessCap: Duration?
+        /// Pages stored before this instant need revalidation.
+        var revalidateBefore: ContinuousClock.Instant?
     }
 
     public init(configuration: Configuration) {
@@ -56,6 +65,9 @@ public final class PageCache: Sendable {
         state.withLock { state -> (CachedPage, Freshness)? in
             guard let page = state.store.get(key) else { return nil }
             let age = now - page.storedAt
+            if let mark = state.revalidateBefore, page.storedAt < mark, age < page.timeToLive + configuration.staleIfError {
+                return (page, .revalidate)
+            }
             if age < page.timeToLive { return (page, .fresh) }
             if page.revalidatesInBackground, age < page.timeToLive + configuration.staleWhileRevalidate { return (page, .stale) }
             if age < page.timeToLive + configuration.staleIfError { return (page, .expired) }
@@ -85,6 +97,17 @@ public final class PageCache: Sendable {
     /// not stay fresh for long.
     public func setFreshnessCap(_ cap: Duration?) {
         state.withLock { $0.freshnessCap = cap }
+    }
+
+    /// From now on, every page stored before `now` needs revalidation (``Freshness/revalidate``),
+    /// and fetches that began before it store nothing (a new generation). For replicas: this
+    /// process stopped hearing, or heard again, other replicas' writes, and cannot know what
+    /// it missed.
+    public func markForRevalidation(at now: ContinuousClock.Instant) {
+        state.withLock { state in
+            state.revalidateBefore = now
+            state.generation += 1
+        }
     }
 
     /// Drops every entry whose key satisfies `shouldRemove` and starts a new generation;

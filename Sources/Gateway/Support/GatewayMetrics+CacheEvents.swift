@@ -12,7 +12,7 @@ extension GatewayMetrics {
         Preset(
             label: cacheEventsLabel, dimensions: ("cache", "event"),
             values: [
-                ("page", ["hit", "stale", "miss", "expired", "stale_if_error", "eviction", "prefetch"]),
+                ("page", ["hit", "stale", "miss", "expired", "revalidate_after_gap", "stale_if_error", "eviction", "prefetch"]),
                 ("image_memory", ["hit", "miss", "eviction"]),
                 ("image_disk", ["hit", "miss", "eviction"]),
                 ("page_shared", ["hit", "hit_after_wait", "stale", "miss", "error", "refresh_deferred"]),

@@ -266,11 +266,43 @@ extension IntegrationTests {
                         body: Array(#"{"price":990000,"discountedPrice":99000,"password":"password"}"#.utf8))
                 }
                 #expect(patched.status == 200)
-                let after = try await offPool { try Self.price(Self.get(b.port, "/v1/products/3")) }
-                #expect(after == "KRW 990,000")
+                let after = try await offPool { try Self.get(b.port, "/v1/products/3") }
+                #expect(try Self.price(after) == "KRW 990,000")
+                #expect(after.header("Cache-Status")
+                    == "open-market-gateway-shared; fwd=miss; stored, open-market-gateway; fwd=stale; stored; detail=revalidate-after-gap")
                 // And B subscribes again by itself.
                 #expect(try await harness.wait { b.server.replicaLinked })
                 a.server.shutdown()
+                b.server.shutdown()
+            }
+        }
+
+        /// A replica that lost its subscription revalidates its pages rather than dropping
+        /// them: with the origin failing meanwhile, it still answers with what it had, marked
+        /// stale.
+        @Test func aPageKeptThroughAGapIsServedStaleWhenTheOriginFails() async throws {
+            try await ReplicaHarness.with { harness in
+                let b = try harness.start()
+                #expect(try await harness.wait { b.server.redisReady && b.server.replicaLinked })
+                let before = try await offPool { try Self.get(b.port, "/v1/products/4") }
+                #expect(before.status == 200)
+                let clients = try harness.redis.cli("CLIENT", "LIST", "TYPE", "pubsub")
+                let name = "omg-subscriber-\(b.server.redisInstance)"
+                let id = try #require(clients.split(separator: "\n").first { $0.contains("name=\(name)") }?
+                    .split(separator: " ").first { $0.hasPrefix("id=") }?.dropFirst(3))
+                harness.origin.setFaults(DemoFaults(errorRate: 1))
+                // And the shared tier forgets the page, so only the origin could answer.
+                #expect(try harness.redis.cli("FLUSHALL") == "OK")
+                #expect(try harness.redis.cli("CLIENT", "KILL", "ID", String(id)) == "1")
+                // Subscribed again (a new connection): the gap is over, and B knows it had one.
+                #expect(try await harness.wait {
+                    let now = try harness.redis.cli("CLIENT", "LIST", "TYPE", "pubsub")
+                    return b.server.replicaLinked && now.contains("name=\(name)") && !now.contains("id=\(id) ")
+                })
+                let kept = try await offPool { try Self.get(b.port, "/v1/products/4") }
+                #expect(kept.status == 200)
+                #expect(kept.body == before.body)
+                #expect(kept.header("Cache-Status") == "open-market-gateway; hit; fwd=stale; fwd-status=500")
                 b.server.shutdown()
             }
         }

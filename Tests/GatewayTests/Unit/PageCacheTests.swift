@@ -78,4 +78,26 @@ import Testing
         #expect(cache.store(page(), for: key, ifGeneration: cache.generation) == 0)
         #expect(cache.count == 1)
     }
+
+    /// A replica that lost track of other replicas' writes: what it stored before is fetched
+    /// anew before it is served (until it would have been dropped anyway); what it stores
+    /// after is fresh as usual, capped while the cap is set; fetches begun before store nothing.
+    @Test func pagesStoredBeforeAMarkNeedRevalidation() {
+        let cache = PageCache(configuration: .init(byteBudget: 1 << 20, staleWhileRevalidate: .seconds(10), staleIfError: .seconds(100)))
+        let other = PageCacheKey(route: .detail, number: 7, locale: "ko-KR")
+        cache.store(page(), for: key)
+        let before = cache.generation
+        cache.markForRevalidation(at: start + .seconds(5))
+        #expect(cache.generation == before + 1)
+        #expect(cache.store(page(at: .seconds(5)), for: other, ifGeneration: before) == nil)
+        #expect(cache.lookup(key, now: start + .seconds(6))?.freshness == .revalidate)
+        #expect(cache.lookup(key, now: start + .seconds(35))?.freshness == .revalidate)
+        #expect(cache.lookup(key, now: start + .seconds(129))?.freshness == .revalidate)
+        cache.setFreshnessCap(.seconds(1))
+        cache.store(page(at: .seconds(5)), for: other)
+        #expect(cache.lookup(other, now: start + .seconds(5.5))?.freshness == .fresh)
+        #expect(cache.lookup(other, now: start + .seconds(6))?.freshness == .stale)
+        #expect(cache.lookup(key, now: start + .seconds(130)) == nil)
+        #expect(cache.count == 1)
+    }
 }
