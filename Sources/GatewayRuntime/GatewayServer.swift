@@ -108,6 +108,9 @@ public final class GatewayServer: Sendable {
     /// Whether the subscription to other replicas' writes works now.
     package var replicaLinked: Bool { redisHealth.isSubscribed }
 
+    /// The replicas the Redis primary last said it has (`ROLE`).
+    package var redisReplicasConnected: Int { redisHealth.replicasConnected }
+
     /// Names this server's connections in Redis (`omg-commands-<instance>`).
     package var redisInstance: String { redisHealth.instance }
 

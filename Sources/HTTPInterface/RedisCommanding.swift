@@ -12,10 +12,33 @@ public protocol RedisCommanding: AnyObject, Sendable {
     func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void)
     /// The server's host and port as configured (a span's `server.address`); nil when unknown.
     var server: (host: String, port: Int)? { get }
+    /// What a write that must outlive a failover waits for after it (`WAIT replicas
+    /// milliseconds`, sent right behind it on the same connection); nil: nothing (the primary
+    /// has no replica, or none was asked for).
+    var replicaWait: RedisReplicaWait? { get }
 }
 
 extension RedisCommanding {
     public var server: (host: String, port: Int)? { nil }
+    public var replicaWait: RedisReplicaWait? { nil }
+}
+
+/// `WAIT`'s arguments: how many replicas must acknowledge the connection's writes so far,
+/// and how long Redis may wait for them (it answers how many did).
+public struct RedisReplicaWait: Sendable, Equatable {
+    public var replicas: Int
+    public var timeout: Duration
+
+    public init(replicas: Int, timeout: Duration) {
+        self.replicas = replicas
+        self.timeout = timeout
+    }
+
+    /// `["WAIT", replicas, milliseconds]`.
+    public var command: [[UInt8]] {
+        let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        return [Array("WAIT".utf8), Array(String(replicas).utf8), Array(String(milliseconds).utf8)]
+    }
 }
 
 /// What replicas say to each other on their channel besides their own messages.

@@ -20,6 +20,10 @@ public struct RedisConfiguration: Sendable, Equatable, CustomStringConvertible {
     public var connectTimeout: Duration = .seconds(1)
     /// TLS to Redis (`rediss://`); nil for plain TCP (`redis://`).
     public var tls: TLS?
+    /// How many replicas must acknowledge an `Idempotency-Key` record (`WAIT`) before it
+    /// counts (`--redis-wait-replicas`); nil: 1 while the primary reports a connected replica
+    /// (its `ROLE`), else 0.
+    public var waitReplicas: Int?
 
     /// How the gateway speaks TLS to Redis: TLS 1.2 or later, the server's certificate
     /// checked against the system's CAs or `caFile`, and its name (or address) against the

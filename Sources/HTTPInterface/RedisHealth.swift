@@ -16,6 +16,7 @@ public final class RedisHealth: Sendable {
     private let openUntil = Atomic<Int64>(0)
     private let connected = Atomic<Int>(0)
     private let subscribed = Atomic<Bool>(false)
+    private let replicas = Atomic<Int>(0)
     private let clockBase = ContinuousClock.now
     /// Names this server's connections in Redis (`CLIENT LIST` shows
     /// `omg-commands-<instance>` and `omg-subscriber-<instance>`), random per server.
@@ -51,6 +52,11 @@ public final class RedisHealth: Sendable {
         // Half-open afterwards: the next failure opens it again.
         consecutiveFailures.store(Self.failureThreshold - 1, ordering: .relaxed)
     }
+
+    /// The replicas the primary last said are connected to it (`ROLE`); 0 until it said.
+    public var replicasConnected: Int { replicas.load(ordering: .relaxed) }
+
+    package func setReplicasConnected(_ count: Int) { replicas.store(count, ordering: .relaxed) }
 
     /// Whether the subscription to other replicas' writes works now.
     public var isSubscribed: Bool { subscribed.load(ordering: .relaxed) }

@@ -107,9 +107,7 @@ extension RedisConnection {
                 dropStream()
                 return retryLater()
             }
-            if case .commands = role, outstanding == 0, now - lastSent >= Self.heartbeatInterval {
-                send([Array("PING".utf8)], past: true) { _ in }
-            }
+            if case .commands = role, now >= nextRole { askRole() }
             if case .subscriber(let channel, let publisher, _) = role, let lastHeard {
                 if now - lastHeard > Self.heartbeatTimeout {
                     logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
@@ -157,10 +155,7 @@ extension RedisConnection {
         case .retrying(let at): next = min(next ?? at, at)
         case .ready(let linkBy):
             if let linkBy { next = min(next ?? linkBy, linkBy) }
-            if case .commands = role {
-                let beat = lastSent + Self.heartbeatInterval
-                next = min(next ?? beat, beat)
-            }
+            if case .commands = role { next = min(next ?? nextRole, nextRole) }
             if case .subscriber = role, let lastHeard {
                 let beat = min(nextBeat, lastHeard + Self.heartbeatTimeout)
                 next = min(next ?? beat, beat)

@@ -24,6 +24,13 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     /// Whether Redis answered lately.
     public var isReachable: Bool { health.isReachable }
     public var server: (host: String, port: Int)? { (configuration.host, configuration.port) }
+    /// `--redis-wait-replicas`, or 1 while the primary reports a replica (`ROLE`, asked at
+    /// every connection and every ``heartbeatInterval``); `WAIT` gives up after half of
+    /// `--redis-timeout`, so its answer comes before the command's deadline.
+    public var replicaWait: RedisReplicaWait? {
+        let replicas = configuration.waitReplicas ?? (health.replicasConnected > 0 ? 1 : 0)
+        return replicas > 0 ? RedisReplicaWait(replicas: replicas, timeout: configuration.commandTimeout / 2) : nil
+    }
     let configuration: RedisConfiguration
     let health: RedisHealth
     let logger: Logger
@@ -91,10 +98,10 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     var streamConnected = false
     /// When Redis last replied on this connection (or the connection began).
     var lastReply = ContinuousClock.now
-    /// When the last command went out: a command connection idle for
-    /// ``heartbeatInterval`` sends a `PING`, so a Redis that went silent is noticed on
-    /// every connection, not only on busy ones.
-    var lastSent = ContinuousClock.now
+    /// When a command connection next asks `ROLE` (every ``heartbeatInterval``): so a Redis
+    /// that went silent is noticed on every connection, not only on busy ones, and the
+    /// replicas the primary has are known (``replicaWait``).
+    var nextRole = ContinuousClock.now
     /// How long a connection with commands waiting may hear nothing from Redis before it is
     /// taken for dead (a stopped process, a dropped route) and made again.
     var silenceLimit: Duration { max(.seconds(2), configuration.commandTimeout * 4) }
@@ -178,7 +185,6 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         sent.append(id)
         let wasEmpty = waitingHead == waiting.count
         let now = ContinuousClock.now
-        lastSent = now
         waiting.append(Waiting(id: id, deadline: now + configuration.commandTimeout, completion: completion))
         if wasEmpty { arm() }
     }
@@ -302,10 +308,22 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         setUp([Array("CLIENT".utf8), Array("SETNAME".utf8), Array("omg-\(roleName)-\(health.instance)".utf8)], what: "CLIENT SETNAME") {
             [self] in answered()
         }
+        if case .commands = role { askRole() }
         if case .subscriber(let channel, _, _) = role {
             // Not in `sent`: its confirmation, and every message after it, are the
             // subscription's.
             _ = Self.write([Array("SUBSCRIBE".utf8), Array(channel.utf8)], to: made)
+        }
+    }
+
+    /// Asks Redis its `ROLE`; a primary's answer lists its connected replicas.
+    func askRole() {
+        nextRole = .now + Self.heartbeatInterval
+        send([Array("ROLE".utf8)], past: true) { [health] result in
+            guard case .success(.array(let parts)) = result, parts.count >= 3, parts[0].text == "master", case .array(let replicas) = parts[2] else {
+                return
+            }
+            health.setReplicasConnected(replicas.count)
         }
     }
 

@@ -28,6 +28,7 @@ package final class TracedRedis: RedisCommanding, @unchecked Sendable {
     package var loop: any LoopExecutor { base.loop }
     package var isReachable: Bool { base.isReachable }
     package var server: (host: String, port: Int)? { base.server }
+    package var replicaWait: RedisReplicaWait? { base.replicaWait }
 
     package func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
         let started = ContinuousClock.now

@@ -11,6 +11,8 @@ public final class RedisTestServer: @unchecked Sendable {
     /// With TLS: the port that speaks it (beside the plain `port`).
     public let tlsPort: Int?
     private let tls: TLS?
+    /// A replica's primary (its port on 127.0.0.1).
+    private let replicaOf: Int?
     private var process: Process?
 
     /// What the server's TLS port presents and asks for (PEM files).
@@ -34,11 +36,13 @@ public final class RedisTestServer: @unchecked Sendable {
     /// Starts a server; waits until it answers `PING`.
     /// - Throws: when `redis-server` is missing or does not answer within 5 s (never skipped:
     ///   the replica tests need it).
-    public init(password: String? = nil, tls: TLS? = nil) throws {
+    /// - Parameter replicaOf: makes this server a replica of the one on that port (no password).
+    public init(password: String? = nil, tls: TLS? = nil, replicaOf: Int? = nil) throws {
         port = try freeLoopbackPort()
         tlsPort = tls == nil ? nil : try freeLoopbackPort()
         self.password = password
         self.tls = tls
+        self.replicaOf = replicaOf
         try start()
     }
 
@@ -60,6 +64,7 @@ public final class RedisTestServer: @unchecked Sendable {
         made.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
             "--dir", FileManager.default.temporaryDirectory.path, "--loglevel", "warning"]
             + (password.map { ["--requirepass", $0] } ?? [])
+        if let replicaOf { made.arguments! += ["--replicaof", "127.0.0.1", "\(replicaOf)"] }
         if let tls, let tlsPort {
             made.arguments! += [
                 "--tls-port", "\(tlsPort)", "--tls-cert-file", tls.certificateFile, "--tls-key-file", tls.keyFile,

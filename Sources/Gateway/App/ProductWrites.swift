@@ -181,12 +181,14 @@ public final class ProductWrites: Sendable {
                             send(operation, request: request, context: context, origin: origin, credentials: credentials) { [self] response, reachedOrigin in
                                 // A request that never reached the origin created nothing: a retry
                                 // with the same key runs afresh.
+                                // Answered once the record is written (with replicas: acknowledged),
+                                // so a retry after this answer finds it even across a failover.
                                 if reachedOrigin {
-                                    idempotency.finish(ticket, response: response, context: context)
+                                    idempotency.finish(ticket, response: response, context: context) { responder.send(response) }
                                 } else {
                                     idempotency.release(ticket, response: response, context: context)
+                                    responder.send(response)
                                 }
-                                responder.send(response)
                             }
                         }
                     case .replay(let response): responder.send(Self.replayed(response))

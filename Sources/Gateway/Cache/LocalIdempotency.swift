@@ -32,8 +32,9 @@ final class LocalIdempotency: IdempotencyLedger {
         }
     }
 
-    func finish(_ ticket: IdempotencyTicket, response: GatewayResponse, context: RouteContext) {
+    func finish(_ ticket: IdempotencyTicket, response: GatewayResponse, context: RouteContext, then: @escaping @Sendable () -> Void) {
         store.finish(ticket.scope, response: response, now: .now)
+        then()
     }
 
     func release(_ ticket: IdempotencyTicket, response: GatewayResponse, context: RouteContext) {

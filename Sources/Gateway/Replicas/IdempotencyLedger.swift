@@ -12,8 +12,11 @@ protocol IdempotencyLedger: Sendable {
     /// Claims `scope` for a request with `fingerprint`. Waits while another request with the
     /// key runs, up to the ledger's bound.
     func claim(scope: String, fingerprint: String, context: RouteContext, completion: @escaping @Sendable (IdempotencyClaim) -> Void)
-    /// Records the response of the request that claimed `ticket` (it reached the origin).
-    func finish(_ ticket: IdempotencyTicket, response: GatewayResponse, context: RouteContext)
+    /// Records the response of the request that claimed `ticket` (it reached the origin), then
+    /// runs `then` (where the client is answered): at once in this process; with the shared
+    /// ledger once Redis answered the first attempt (and, with replicas to wait for, they
+    /// acknowledged it or the wait ended), or it failed. Later attempts go on behind it.
+    func finish(_ ticket: IdempotencyTicket, response: GatewayResponse, context: RouteContext, then: @escaping @Sendable () -> Void)
     /// Forgets `ticket`'s key: its request never reached the origin, so a retry may run afresh.
     /// `response` goes to requests of this process waiting on it.
     func release(_ ticket: IdempotencyTicket, response: GatewayResponse, context: RouteContext)
@@ -37,8 +40,9 @@ enum IdempotencyClaim: Sendable {
     case mismatch
     /// A request with the key is still running past the wait bound (409, `Retry-After`).
     case inProgress
-    /// The records cannot be reached (Redis down or slow): a keyed create cannot be made
-    /// safely (503, `Retry-After`).
+    /// The records cannot be reached (Redis down or slow), or the claim did not reach a
+    /// replica in time (then it is released): a keyed create cannot be made safely (503,
+    /// `Retry-After`).
     case unavailable
 
     /// The answers for the outcomes that send nothing.

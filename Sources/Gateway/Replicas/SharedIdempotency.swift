@@ -12,6 +12,13 @@ import Routing
 ///   running record is still this request's (a compare-and-set on its token);
 /// - or deleted, by the same kind of script, when the request never reached the origin.
 ///
+/// When the primary has replicas (``RedisCommanding/replicaWait``), the claim and the
+/// finished record are each followed by `WAIT` on the same connection: a claim no replica
+/// acknowledged in time is unsure (a failover could lose it, and a retry on the new primary
+/// would create again), so it is released and the create is not sent (503); the client is
+/// answered once its finished record was acknowledged (or the wait ended: the create was
+/// made, and its answer is the truth).
+///
 /// A retry while the key runs asks again every ``pollInterval`` up to ``waitBound``, then
 /// gets 409. When Redis cannot be reached (down, slow, the breaker open) a keyed create
 /// fails closed: 503, nothing sent. A claim whose answer was lost may have been made; the key
@@ -68,9 +75,13 @@ final class SharedIdempotency: IdempotencyLedger {
         completion: @escaping @Sendable (IdempotencyClaim) -> Void
     ) {
         let running = IdempotencyRecord.running(fingerprint: ticket.fingerprint, token: ticket.token)
-        redis.send(Self.eval(Self.claimScript, key: prefix + ticket.scope, [Array(ticket.fingerprint.utf8), running, lease.redisMilliseconds])) {
-            [self] result in
+        let claim = Self.eval(Self.claimScript, key: prefix + ticket.scope, [Array(ticket.fingerprint.utf8), running, lease.redisMilliseconds])
+        Self.send(claim, waitingFor: redis.replicaWait, on: redis) { [self] result, replicated in
             switch result.map(Self.answer) {
+            case .success(.claimed) where !replicated:
+                logger.warning("idempotency claim not acknowledged by a replica in time: released, nothing sent", metadata: ["scope": "\(ticket.scope)"])
+                replace(ticket, with: [], ttl: .zero, redis: redis, until: .now + lease, what: "release", logger: logger)
+                completion(.unavailable)
             case .success(.claimed): completion(.first(ticket))
             case .success(.mismatch): completion(.mismatch)
             case .success(.running):
@@ -115,9 +126,11 @@ final class SharedIdempotency: IdempotencyLedger {
         }
     }
 
-    func finish(_ ticket: IdempotencyTicket, response: GatewayResponse, context: RouteContext) {
+    func finish(_ ticket: IdempotencyTicket, response: GatewayResponse, context: RouteContext, then: @escaping @Sendable () -> Void) {
         let record = IdempotencyRecord.finished(fingerprint: ticket.fingerprint, response: response.stored)
-        replace(ticket, with: record, ttl: Self.retention, redis: context.redis, until: .now + lease, what: "finish", logger: context.logger)
+        replace(
+            ticket, with: record, ttl: Self.retention, redis: context.redis, until: .now + lease, what: "finish", logger: context.logger,
+            durably: true, then: then)
     }
 
     func release(_ ticket: IdempotencyTicket, response: GatewayResponse, context: RouteContext) {
@@ -126,16 +139,23 @@ final class SharedIdempotency: IdempotencyLedger {
 
     /// Replaces the running record of `ticket` (compare-and-set on it), trying again every
     /// 250 ms while Redis cannot be reached, until the lease would have ended: a finished
-    /// record that is not written would free the key for a second create.
+    /// record that is not written would free the key for a second create. With `durably`,
+    /// each attempt waits for the replicas (``RedisCommanding/replicaWait``). `then` runs
+    /// after the first attempt, whatever became of it.
     private func replace(
         _ ticket: IdempotencyTicket, with value: [UInt8], ttl: Duration, redis: (any RedisCommanding)?, until deadline: ContinuousClock.Instant,
-        what: String, logger: Logger
+        what: String, logger: Logger, durably: Bool = false, then: (@Sendable () -> Void)? = nil
     ) {
-        guard let redis else { return }
+        guard let redis else { then?(); return }
         let running = IdempotencyRecord.running(fingerprint: ticket.fingerprint, token: ticket.token)
-        redis.send(Self.eval(Self.replaceScript, key: prefix + ticket.scope, [running, value, ttl.redisMilliseconds])) { [self] result in
+        let command = Self.eval(Self.replaceScript, key: prefix + ticket.scope, [running, value, ttl.redisMilliseconds])
+        Self.send(command, waitingFor: durably ? redis.replicaWait : nil, on: redis) { [self] result, replicated in
+            defer { then?() }
             switch result {
-            case .success(.integer(1)): break
+            case .success(.integer(1)):
+                if !replicated {
+                    logger.warning("idempotency record not acknowledged by a replica in time", metadata: ["scope": "\(ticket.scope)", "step": "\(what)"])
+                }
             case .success:
                 logger.warning("idempotency record was no longer this request's", metadata: ["scope": "\(ticket.scope)", "step": "\(what)"])
             case .failure(let failure):
@@ -144,10 +164,32 @@ final class SharedIdempotency: IdempotencyLedger {
                     return
                 }
                 redis.loop.schedule(after: .milliseconds(250)) { [self] in
-                    replace(ticket, with: value, ttl: ttl, redis: redis, until: deadline, what: what, logger: logger)
+                    replace(ticket, with: value, ttl: ttl, redis: redis, until: deadline, what: what, logger: logger, durably: durably)
                 }
             }
         }
+    }
+
+    /// Sends `command`, and with `wait` a `WAIT` right behind it on the same connection;
+    /// `completion` gets the command's result and whether enough replicas acknowledged it
+    /// (true without `wait`; false when the wait failed). Replies come in order, so the
+    /// command's result is known when the `WAIT`'s arrives.
+    static func send(
+        _ command: [[UInt8]], waitingFor wait: RedisReplicaWait?, on redis: any RedisCommanding,
+        completion: @escaping (Result<RedisReply, RedisFailure>, _ replicated: Bool) -> Void
+    ) {
+        guard let wait else { return redis.send(command) { completion($0, true) } }
+        let first = FirstReply()
+        redis.send(command) { first.result = $0 }
+        redis.send(wait.command) { waited in
+            let acknowledged = if case .success(.integer(let count)) = waited { count >= wait.replicas } else { false }
+            completion(first.result ?? .failure(.connectionLost), acknowledged)
+        }
+    }
+
+    /// The command's result while its `WAIT` is outstanding (one loop: no lock).
+    private final class FirstReply {
+        var result: Result<RedisReply, RedisFailure>?
     }
 
     static func eval(_ script: String, key: String, _ arguments: [[UInt8]]) -> [[UInt8]] {

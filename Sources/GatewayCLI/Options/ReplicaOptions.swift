@@ -23,6 +23,9 @@ struct ReplicaOptions: ConfigurationOptions {
     @Option(help: "Seconds a Redis command may take before the gateway gives up on it. (env: GATEWAY_REDIS_TIMEOUT)")
     var redisTimeout: Double = 0.25
 
+    @Option(help: "Replicas of the Redis primary that must acknowledge an Idempotency-Key record (WAIT) before a keyed create is sent and before it is answered; a claim not acknowledged in time is released and answered 503. Default: 1 while the primary reports a connected replica, else 0. (env: GATEWAY_REDIS_WAIT_REPLICAS)")
+    var redisWaitReplicas: Int?
+
     @Option(help: "Seconds a connection to Redis may take to be usable: name resolution, TCP, the TLS handshake and Redis's answer to the set-up commands. (env: GATEWAY_REDIS_CONNECT_TIMEOUT)")
     var redisConnectTimeout: Double = 1
 
@@ -41,6 +44,9 @@ struct ReplicaOptions: ConfigurationOptions {
             guard secure else { throw ValidationError("\(flag) needs a rediss:// --redis-url (TLS).") }
             guard FileManager.default.isReadableFile(atPath: path) else { throw ValidationError("\(flag) \(path) cannot be read.") }
         }
+        if let redisWaitReplicas, !(0...16).contains(redisWaitReplicas) {
+            throw ValidationError("--redis-wait-replicas must be from 0 to 16.")
+        }
         guard (redisCert == nil) == (redisKey == nil) else { throw ValidationError("--redis-cert and --redis-key: set both, or neither.") }
         guard redisTimeout > 0, redisTimeout <= 10 else { throw ValidationError("--redis-timeout must be more than 0 and at most 10 seconds.") }
         guard redisConnectTimeout >= 0.05, redisConnectTimeout <= 30 else {
@@ -52,6 +58,7 @@ struct ReplicaOptions: ConfigurationOptions {
         if let redisUrl, var redis = try? RedisConfiguration(url: redisUrl) {
             redis.commandTimeout = .milliseconds(Int64(redisTimeout * 1000))
             redis.connectTimeout = .milliseconds(Int64(redisConnectTimeout * 1000))
+            redis.waitReplicas = redisWaitReplicas
             if redis.tls != nil { redis.tls = RedisConfiguration.TLS(caFile: redisCaFile, certificateFile: redisCert, keyFile: redisKey) }
             configuration.redis = redis
         }

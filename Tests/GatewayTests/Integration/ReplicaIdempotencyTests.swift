@@ -150,6 +150,44 @@ extension IntegrationTests {
             }
         }
 
+        /// A primary with a replica: a keyed create waits for it (`WAIT`), so the record is on the
+        /// replica when the client is answered. A replica that does not acknowledge (frozen):
+        /// the claim is released and the create refused, unsent; thawed, the same key creates.
+        @Test func withAReplicaKeyedCreatesWaitForItsAcknowledgement() async throws {
+            try await ReplicaHarness.with { harness in
+                let replica = try RedisTestServer(replicaOf: harness.redis.port)
+                defer { replica.stop() }
+                #expect(try await harness.wait(seconds: 10) { try replica.cli("INFO", "replication").contains("master_link_status:up") })
+                let a = try harness.start()
+                #expect(try await harness.wait { a.server.redisReady && a.server.redisReplicasConnected == 1 })
+                let first = try await offPool { try Self.create(a.port, key: "wait-1") }
+                #expect(first.status == 201)
+                // Answered after the replica acknowledged the finished record.
+                let keys = try replica.cli("KEYS", "*idem:*").split(separator: "\n")
+                #expect(keys.count == 1)
+                #expect(try replica.cli("GET", String(try #require(keys.first))).hasPrefix("D"))
+
+                replica.pause()
+                let unsure = try await offPool { try Self.create(a.port, key: "wait-2") }
+                #expect(unsure.status == 503)
+                #expect(unsure.header("Retry-After") == "2")
+                #expect(try unsure.json()["type"] as? String == "urn:open-market-gateway:problem:idempotency-unavailable")
+                #expect(harness.origin.counts.count("POST", "/item") == 1)
+                // Released: only wait-1's record is left on the primary.
+                #expect(try await harness.wait { try harness.redis.cli("KEYS", "*idem:*").split(separator: "\n").count == 1 })
+
+                replica.resume()
+                var retried: RawHTTPClient.Response?
+                #expect(try await harness.wait(seconds: 10) {
+                    retried = try Self.create(a.port, key: "wait-2")
+                    return retried?.status != 503
+                })
+                #expect(retried?.status == 201)
+                #expect(harness.origin.counts.count("POST", "/item") == 2)
+                a.server.shutdown()
+            }
+        }
+
         /// A Redis with a password: the gateway authenticates, and the URL it logs leaves the
         /// password out.
         @Test func aPasswordProtectedRedis() async throws {

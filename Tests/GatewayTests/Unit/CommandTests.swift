@@ -127,6 +127,8 @@ import HTTPInterface
         #expect(system.redis?.tls == RedisConfiguration.TLS())
         #expect(system.redis?.connectTimeout == .milliseconds(2500))
         #expect(system.redis?.commandTimeout == .milliseconds(500))
+        #expect(system.redis?.waitReplicas == nil)
+        #expect(try GatewayCommand.parse(["--redis-url", "redis://r", key, signing, "--redis-wait-replicas", "2"]).gatewayConfiguration.redis?.waitReplicas == 2)
         let files = try GatewayCommand.parse([
             "--redis-url", "rediss://redis.test", key, signing, "--redis-ca-file", certificate.certificateFile,
             "--redis-cert", certificate.certificateFile, "--redis-key", certificate.keyFile,
@@ -139,6 +141,7 @@ import HTTPInterface
             (["--redis-url", "rediss://redis.test", key, signing, "--redis-cert", certificate.certificateFile], "--redis-cert and --redis-key: set both, or neither."),
             (["--redis-url", "rediss://redis.test", key, signing, "--redis-key", certificate.keyFile], "--redis-cert and --redis-key: set both, or neither."),
             (["--redis-url", "redis://redis.test", key, signing, "--redis-connect-timeout", "0"], "--redis-connect-timeout must be from 0.05 to 30 seconds."),
+            (["--redis-url", "redis://redis.test", key, signing, "--redis-wait-replicas", "17"], "--redis-wait-replicas must be from 0 to 16."),
         ]
         for (arguments, message) in refusals {
             do {
