@@ -98,10 +98,10 @@ public final class GatewayServer: Sendable {
         await server?.readStorage() ?? (0, 0)
     }
 
-    /// With `--redis-url`: whether every connection to Redis is up (each loop's, and the
+    /// With `--redis-url`: whether every connection to Redis is up (each loop's two, and the
     /// subscription's when the server has one).
     package var redisReady: Bool {
-        let expected = max(1, configuration.threads) + (replicaListener == nil ? 0 : 1)
+        let expected = 2 * max(1, configuration.threads) + (replicaListener == nil ? 0 : 1)
         return configuration.redis != nil && redisHealth.connectedCount == expected
     }
 
@@ -298,13 +298,17 @@ public final class GatewayServer: Sendable {
         return attached
     }
 
-    /// Loop `index`'s Redis connection; on the first loop also the subscription to other
-    /// replicas' writes and the shared rate-limit sync.
+    /// Loop `index`'s Redis connections (one for reads and the rest, one for the
+    /// `Idempotency-Key` records that wait for replicas); on the first loop also the
+    /// subscription to other replicas' writes and the shared rate-limit sync.
     private func redisAttachments(index: Int, loop: EventLoop) -> LoopAttachments {
         guard let redisConfiguration = configuration.redis else { return LoopAttachments() }
         let tls = redisTLS.withLock { $0 }
-        let redis = RedisConnection(loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics)
-        var attached = LoopAttachments(redis: redis, attachments: [redis])
+        let durable = RedisConnection(
+            loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics, name: "durable")
+        let redis = RedisConnection(
+            loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics, durable: durable)
+        var attached = LoopAttachments(redis: redis, attachments: [redis, durable])
         guard index == 0, let listener = replicaListener else { return attached }
         let limiter = rateLimiter
         let subscriber = RedisConnection(

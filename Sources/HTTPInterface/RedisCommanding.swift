@@ -12,15 +12,20 @@ public protocol RedisCommanding: AnyObject, Sendable {
     func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void)
     /// The server's host and port as configured (a span's `server.address`); nil when unknown.
     var server: (host: String, port: Int)? { get }
-    /// What a write that must outlive a failover waits for after it (`WAIT replicas
-    /// milliseconds`, sent right behind it on the same connection); nil: nothing (the primary
-    /// has no replica, or none was asked for).
-    var replicaWait: RedisReplicaWait? { get }
+    /// Sends a write that must outlive a failover (an `Idempotency-Key` record): followed,
+    /// when the primary has replicas to wait for, by `WAIT` on a connection kept for such
+    /// writes (a `WAIT` holds every command behind it). `completion` gets the write's result
+    /// and whether enough replicas acknowledged it (true with none to wait for).
+    func sendDurably(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>, _ replicated: Bool) -> Void)
 }
 
 extension RedisCommanding {
     public var server: (host: String, port: Int)? { nil }
-    public var replicaWait: RedisReplicaWait? { nil }
+
+    /// Without replicas to wait for: `send`.
+    public func sendDurably(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>, _ replicated: Bool) -> Void) {
+        send(arguments) { completion($0, true) }
+    }
 }
 
 /// `WAIT`'s arguments: how many replicas must acknowledge the connection's writes so far,

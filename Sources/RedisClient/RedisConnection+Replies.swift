@@ -55,12 +55,14 @@ extension RedisConnection {
 
     /// Fails every waiting command (its late reply, if any, is dropped).
     func failAll(_ failure: RedisFailure) {
-        let given = waiting[waitingHead...].compactMap(\.completion)
+        let given = waiting[waitingHead...].compactMap { waiting in waiting.completion.map { (waiting.countsFailures, $0) } }
         waiting.removeAll(keepingCapacity: true)
         waitingHead = 0
-        for completion in given {
-            health.recordFailure()
-            metrics?.redisFailure("connection_lost")
+        for (counts, completion) in given {
+            if counts {
+                health.recordFailure()
+                metrics?.redisFailure("connection_lost")
+            }
             completion(.failure(failure))
         }
     }
@@ -73,11 +75,14 @@ extension RedisConnection {
         let timedOut = waitingHead < waiting.count && waiting[waitingHead].deadline <= now
         while waitingHead < waiting.count, waiting[waitingHead].deadline <= now {
             let completion = waiting[waitingHead].completion
+            let counts = waiting[waitingHead].countsFailures
             waiting[waitingHead].completion = nil
             waitingHead += 1
             if let completion {
-                health.recordFailure()
-                metrics?.redisFailure("timeout")
+                if counts {
+                    health.recordFailure()
+                    metrics?.redisFailure("timeout")
+                }
                 completion(.failure(.timedOut))
             }
         }
@@ -107,7 +112,7 @@ extension RedisConnection {
                 dropStream()
                 return retryLater()
             }
-            if case .commands = role, now >= nextRole { askRole() }
+            if case .commands = role, now >= nextRole { askRole(.probe) }
             if case .subscriber(let channel, let publisher, _) = role, let lastHeard {
                 if now - lastHeard > Self.heartbeatTimeout {
                     logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")

@@ -36,6 +36,11 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     let logger: Logger
     let metrics: GatewayMetrics?
     let role: Role
+    /// The connection of this loop kept for writes followed by `WAIT` (``sendDurably``), so
+    /// a `WAIT` that lasts never holds the reads behind it; nil: this one.
+    let durable: RedisConnection?
+    /// What `CLIENT SETNAME` calls a command connection: `omg-<name>-<instance>`.
+    let name: String
 
     /// What the connection is for.
     package enum Role {
@@ -122,7 +127,25 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     struct Waiting {
         let id: Int
         let deadline: ContinuousClock.Instant
+        /// Whether its timeout or loss counts against the breaker (a new connection's set-up
+        /// does not: the attempt has its own deadline).
+        let countsFailures: Bool
         var completion: ((Result<RedisReply, RedisFailure>) -> Void)?
+    }
+
+    /// How a command goes out.
+    enum Sending {
+        /// The app's: only on a ready connection, with the breaker closed and fewer than
+        /// ``maxOutstanding`` waiting; its deadline is `--redis-timeout`.
+        case request
+        /// A new connection's set-up (`AUTH`, `SELECT`, `ROLE`, `CLIENT SETNAME`): before the
+        /// connection is ready, past the breaker, until the connect deadline.
+        case setUp
+        /// A heartbeat (`ROLE`): past the breaker (it is a probe too).
+        case probe
+        /// A `WAIT` behind a command already sent: past the breaker and the bound, so it
+        /// always follows its command.
+        case behind
     }
 
     static let firstBackoff: Duration = .milliseconds(100)
@@ -135,8 +158,10 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     ///   connects (and says so).
     package init(
         loop: EventLoop, configuration: RedisConfiguration, tls: TLSContext? = nil, health: RedisHealth, logger: Logger,
-        metrics: GatewayMetrics? = nil, role: Role = .commands
+        metrics: GatewayMetrics? = nil, role: Role = .commands, name: String = "commands", durable: RedisConnection? = nil
     ) {
+        self.durable = durable
+        self.name = name
         eventLoop = loop
         self.configuration = configuration
         self.tls = tls
@@ -168,15 +193,23 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     /// `.connectionLost`, `.refused` for an error reply, or `.unavailable` at once when there
     /// is no connection, the breaker is open, or too many commands wait.
     public func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
-        send(arguments, past: false, completion: completion)
+        send(arguments, as: .request, completion: completion)
     }
 
-    /// `send`, with `pastBreaker` for the set-up commands of a new connection.
-    func send(_ arguments: [[UInt8]], past pastBreaker: Bool, completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
+    /// `send`, as `sending` says.
+    func send(_ arguments: [[UInt8]], as sending: Sending, completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
         precondition(eventLoop.inLoop, "RedisConnection.send off its loop")
-        guard let stream, outstanding < Self.maxOutstanding, pastBreaker || health.allows() else { return completion(.failure(.unavailable)) }
-        switch phase {
-        case .connecting, .ready: break
+        guard let stream else { return completion(.failure(.unavailable)) }
+        let deadline: ContinuousClock.Instant
+        switch (sending, phase) {
+        case (.setUp, .connecting(let connectBy)): deadline = connectBy
+        case (.request, .ready):
+            guard outstanding < Self.maxOutstanding, health.allows() else { return completion(.failure(.unavailable)) }
+            deadline = .now + configuration.commandTimeout
+        case (.probe, .ready):
+            guard outstanding < Self.maxOutstanding else { return completion(.failure(.unavailable)) }
+            deadline = .now + configuration.commandTimeout
+        case (.behind, .ready): deadline = .now + configuration.commandTimeout
         default: return completion(.failure(.unavailable))
         }
         let id = nextID
@@ -184,9 +217,37 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         guard Self.write(arguments, to: stream) else { return completion(.failure(.unavailable)) }
         sent.append(id)
         let wasEmpty = waitingHead == waiting.count
-        let now = ContinuousClock.now
-        waiting.append(Waiting(id: id, deadline: now + configuration.commandTimeout, completion: completion))
+        waiting.append(Waiting(id: id, deadline: deadline, countsFailures: sending != .setUp, completion: completion))
         if wasEmpty { arm() }
+    }
+
+    /// Sends `arguments` (a write that must outlive a failover: an `Idempotency-Key`
+    /// record), on the connection kept for such writes (``durable``, else this one), followed
+    /// there by `WAIT` when ``replicaWait`` says so. `completion` gets the write's result and
+    /// whether enough replicas acknowledged it (true with nothing to wait for; false when the
+    /// wait failed or the write was refused at once). On the loop thread.
+    public func sendDurably(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>, _ replicated: Bool) -> Void) {
+        let target = durable ?? self
+        guard let wait = replicaWait else { return target.send(arguments) { completion($0, true) } }
+        let write = WriteThenWait()
+        target.send(arguments) { result in
+            write.result = result
+            // Refused at once: no WAIT follows.
+            if !write.waitQueued { completion(result, false) }
+        }
+        guard write.result == nil else { return }
+        write.waitQueued = true
+        // Replies come in order: the write's result is known when the WAIT's arrives.
+        target.send(wait.command, as: .behind) { waited in
+            let acknowledged = if case .success(.integer(let count)) = waited { count >= wait.replicas } else { false }
+            completion(write.result ?? .failure(.connectionLost), acknowledged)
+        }
+    }
+
+    /// A durable write's result while its `WAIT` is outstanding (one loop: no lock).
+    private final class WriteThenWait {
+        var result: Result<RedisReply, RedisFailure>?
+        var waitQueued = false
     }
 
     /// Writes `arguments` to `stream` as one RESP command (formatted by hiredis).
@@ -303,12 +364,13 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         if configuration.database != 0 {
             setUp([Array("SELECT".utf8), Array(String(configuration.database).utf8)], what: "SELECT")
         }
-        let roleName = if case .subscriber = role { "subscriber" } else { "commands" }
+        let roleName = if case .subscriber = role { "subscriber" } else { name }
+        // Before the connection is ready, so the replicas to wait for are known by then.
+        if case .commands = role { askRole(.setUp) }
         // The last set-up command: its answer makes the connection ready.
         setUp([Array("CLIENT".utf8), Array("SETNAME".utf8), Array("omg-\(roleName)-\(health.instance)".utf8)], what: "CLIENT SETNAME") {
             [self] in answered()
         }
-        if case .commands = role { askRole() }
         if case .subscriber(let channel, _, _) = role {
             // Not in `sent`: its confirmation, and every message after it, are the
             // subscription's.
@@ -316,10 +378,11 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         }
     }
 
-    /// Asks Redis its `ROLE`; a primary's answer lists its connected replicas.
-    func askRole() {
+    /// Asks Redis its `ROLE` (`sending`: `.setUp` or `.probe`); a primary's answer lists its
+    /// connected replicas.
+    func askRole(_ sending: Sending) {
         nextRole = .now + Self.heartbeatInterval
-        send([Array("ROLE".utf8)], past: true) { [health] result in
+        send([Array("ROLE".utf8)], as: sending) { [health] result in
             guard case .success(.array(let parts)) = result, parts.count >= 3, parts[0].text == "master", case .array(let replicas) = parts[2] else {
                 return
             }
@@ -354,6 +417,10 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
                 if sentHead == sent.count {
                     sent.removeAll(keepingCapacity: true)
                     sentHead = 0
+                } else if sentHead > 1024 {
+                    // A busy connection may never be idle: keep the array bounded.
+                    sent.removeFirst(sentHead)
+                    sentHead = 0
                 }
                 replied(id: id, reply: reply)
             } else {
@@ -374,7 +441,12 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
 
     /// A reply on the subscription (`subscribe` confirmed, or a `message`).
     func subscriptionReply(_ reply: UnsafeMutablePointer<redisReply>) {
-        guard case .subscriber(_, _, let events) = role, case .array(let parts) = Self.value(of: reply), parts.count == 3 else {
+        let value = Self.value(of: reply)
+        if case .error(let message) = value {
+            // An ACL that denies the channel: the link deadline makes the connection again.
+            return logger.error("redis refused SUBSCRIBE", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
+        }
+        guard case .subscriber(_, _, let events) = role, case .array(let parts) = value, parts.count == 3 else {
             return
         }
         switch parts[0].text {
@@ -406,7 +478,7 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     /// exist) drops the connection, to be tried again later; any other reply runs
     /// `then`. Never logs the arguments.
     func setUp(_ arguments: [[UInt8]], what: String, then: @escaping () -> Void = {}) {
-        send(arguments, past: true) { [self] result in
+        send(arguments, as: .setUp) { [self] result in
             if case .success = result { return then() }
             guard case .failure(.refused(let message)) = result else { return }
             logger.error("redis refused \(what)", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")

@@ -28,14 +28,30 @@ package final class TracedRedis: RedisCommanding, @unchecked Sendable {
     package var loop: any LoopExecutor { base.loop }
     package var isReachable: Bool { base.isReachable }
     package var server: (host: String, port: Int)? { base.server }
-    package var replicaWait: RedisReplicaWait? { base.replicaWait }
 
     package func send(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>) -> Void) {
+        let span = begin(arguments)
+        base.send(arguments) { result in
+            span(result)
+            completion(result)
+        }
+    }
+
+    package func sendDurably(_ arguments: [[UInt8]], completion: @escaping (Result<RedisReply, RedisFailure>, _ replicated: Bool) -> Void) {
+        let span = begin(arguments)
+        base.sendDurably(arguments) { result, replicated in
+            span(result)
+            completion(result, replicated)
+        }
+    }
+
+    /// Starts the CLIENT span of one command; the closure ends it with the command's result.
+    private func begin(_ arguments: [[UInt8]]) -> (Result<RedisReply, RedisFailure>) -> Void {
         let started = ContinuousClock.now
         let scope = scope
         let operation = arguments.first.map { String(decoding: $0, as: UTF8.self).uppercased() } ?? "UNKNOWN"
         let server = base.server
-        base.send(arguments) { result in
+        return { result in
             var attributes = [
                 SpanAttribute(SemanticConventions.dbSystemName, "redis"), SpanAttribute(SemanticConventions.dbOperationName, operation),
             ]
@@ -52,7 +68,6 @@ package final class TracedRedis: RedisCommanding, @unchecked Sendable {
                 case .failure(.refused): "refused"
                 }
             scope.recordClient(operation, elapsed: .now - started, attributes: attributes, failure: failure)
-            completion(result)
         }
     }
 }

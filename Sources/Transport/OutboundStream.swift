@@ -66,8 +66,9 @@ public final class OutboundStream {
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bufferevent_socket_connect(made, $0, length) }
         }
         guard started == 0 else {
+            let error = errno
             close()
-            throw TransportError("cannot connect to \(text): \(String(cString: strerror(errno)))")
+            throw TransportError("cannot connect to \(text): \(String(cString: strerror(error)))")
         }
         // Commands are small and pipelined: none waits for the previous one's ACK.
         var one: Int32 = 1

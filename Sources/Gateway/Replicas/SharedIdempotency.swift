@@ -12,8 +12,9 @@ import Routing
 ///   running record is still this request's (a compare-and-set on its token);
 /// - or deleted, by the same kind of script, when the request never reached the origin.
 ///
-/// When the primary has replicas (``RedisCommanding/replicaWait``), the claim and the
-/// finished record are each followed by `WAIT` on the same connection: a claim no replica
+/// The claim and the finished record go out with ``RedisCommanding/sendDurably(_:completion:)``:
+/// when the primary has replicas, each is followed by `WAIT` on the loop's connection kept
+/// for such writes. A claim no replica
 /// acknowledged in time is unsure (a failover could lose it, and a retry on the new primary
 /// would create again), so it is released and the create is not sent (503); the client is
 /// answered once its finished record was acknowledged (or the wait ended: the create was
@@ -76,7 +77,7 @@ final class SharedIdempotency: IdempotencyLedger {
     ) {
         let running = IdempotencyRecord.running(fingerprint: ticket.fingerprint, token: ticket.token)
         let claim = Self.eval(Self.claimScript, key: prefix + ticket.scope, [Array(ticket.fingerprint.utf8), running, lease.redisMilliseconds])
-        Self.send(claim, waitingFor: redis.replicaWait, on: redis) { [self] result, replicated in
+        redis.sendDurably(claim) { [self] result, replicated in
             switch result.map(Self.answer) {
             case .success(.claimed) where !replicated:
                 logger.warning("idempotency claim not acknowledged by a replica in time: released, nothing sent", metadata: ["scope": "\(ticket.scope)"])
@@ -140,7 +141,7 @@ final class SharedIdempotency: IdempotencyLedger {
     /// Replaces the running record of `ticket` (compare-and-set on it), trying again every
     /// 250 ms while Redis cannot be reached, until the lease would have ended: a finished
     /// record that is not written would free the key for a second create. With `durably`,
-    /// each attempt waits for the replicas (``RedisCommanding/replicaWait``). `then` runs
+    /// each attempt waits for the replicas (``RedisCommanding/sendDurably(_:completion:)``). `then` runs
     /// after the first attempt, whatever became of it.
     private func replace(
         _ ticket: IdempotencyTicket, with value: [UInt8], ttl: Duration, redis: (any RedisCommanding)?, until deadline: ContinuousClock.Instant,
@@ -149,7 +150,10 @@ final class SharedIdempotency: IdempotencyLedger {
         guard let redis else { then?(); return }
         let running = IdempotencyRecord.running(fingerprint: ticket.fingerprint, token: ticket.token)
         let command = Self.eval(Self.replaceScript, key: prefix + ticket.scope, [running, value, ttl.redisMilliseconds])
-        Self.send(command, waitingFor: durably ? redis.replicaWait : nil, on: redis) { [self] result, replicated in
+        let sent: (@escaping (Result<RedisReply, RedisFailure>, Bool) -> Void) -> Void = { handle in
+            if durably { redis.sendDurably(command, completion: handle) } else { redis.send(command) { handle($0, true) } }
+        }
+        sent { [self] result, replicated in
             defer { then?() }
             switch result {
             case .success(.integer(1)):
@@ -168,28 +172,6 @@ final class SharedIdempotency: IdempotencyLedger {
                 }
             }
         }
-    }
-
-    /// Sends `command`, and with `wait` a `WAIT` right behind it on the same connection;
-    /// `completion` gets the command's result and whether enough replicas acknowledged it
-    /// (true without `wait`; false when the wait failed). Replies come in order, so the
-    /// command's result is known when the `WAIT`'s arrives.
-    static func send(
-        _ command: [[UInt8]], waitingFor wait: RedisReplicaWait?, on redis: any RedisCommanding,
-        completion: @escaping (Result<RedisReply, RedisFailure>, _ replicated: Bool) -> Void
-    ) {
-        guard let wait else { return redis.send(command) { completion($0, true) } }
-        let first = FirstReply()
-        redis.send(command) { first.result = $0 }
-        redis.send(wait.command) { waited in
-            let acknowledged = if case .success(.integer(let count)) = waited { count >= wait.replicas } else { false }
-            completion(first.result ?? .failure(.connectionLost), acknowledged)
-        }
-    }
-
-    /// The command's result while its `WAIT` is outstanding (one loop: no lock).
-    private final class FirstReply {
-        var result: Result<RedisReply, RedisFailure>?
     }
 
     static func eval(_ script: String, key: String, _ arguments: [[UInt8]]) -> [[UInt8]] {

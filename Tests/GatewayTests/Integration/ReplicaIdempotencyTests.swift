@@ -166,6 +166,12 @@ extension IntegrationTests {
                 let keys = try replica.cli("KEYS", "*idem:*").split(separator: "\n")
                 #expect(keys.count == 1)
                 #expect(try replica.cli("GET", String(try #require(keys.first))).hasPrefix("D"))
+                // Each loop keeps a connection for these records: the WAITs (proven by the 503
+                // below) never ran on the one reads use.
+                let clients = try harness.redis.cli("CLIENT", "LIST", "TYPE", "normal").split(separator: "\n")
+                let durable = clients.filter { $0.contains("name=omg-durable-\(a.server.redisInstance)") }
+                #expect(durable.count == 2)
+                #expect(clients.contains { $0.contains("name=omg-commands-\(a.server.redisInstance)") && $0.contains(" cmd=wait ") } == false)
 
                 replica.pause()
                 let unsure = try await offPool { try Self.create(a.port, key: "wait-2") }
