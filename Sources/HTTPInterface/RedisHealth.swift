@@ -16,7 +16,7 @@ public final class RedisHealth: Sendable {
     private let openUntil = Atomic<Int64>(0)
     private let connected = Atomic<Int>(0)
     private let subscribed = Atomic<Bool>(false)
-    private let replicas = Atomic<Int>(0)
+    private let replicas = Atomic<Int>(-1)
     private let clockBase = ContinuousClock.now
     /// Names this server's connections in Redis (`CLIENT LIST` shows
     /// `omg-commands-<instance>` and `omg-subscriber-<instance>`), random per server.
@@ -53,10 +53,13 @@ public final class RedisHealth: Sendable {
         consecutiveFailures.store(Self.failureThreshold - 1, ordering: .relaxed)
     }
 
-    /// The replicas the primary last said are connected to it (`ROLE`); 0 until it said.
+    /// The replicas the primary last said are connected to it (`ROLE`); -1 until it said.
     public var replicasConnected: Int { replicas.load(ordering: .relaxed) }
 
-    package func setReplicasConnected(_ count: Int) { replicas.store(count, ordering: .relaxed) }
+    /// Records what `ROLE` said; returns the count before (every connection reports the same
+    /// primary, so only the first to see a change finds a different one).
+    @discardableResult
+    package func setReplicasConnected(_ count: Int) -> Int { replicas.exchange(count, ordering: .relaxed) }
 
     /// Whether the subscription to other replicas' writes works now.
     public var isSubscribed: Bool { subscribed.load(ordering: .relaxed) }

@@ -382,11 +382,18 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     /// connected replicas.
     func askRole(_ sending: Sending) {
         nextRole = .now + Self.heartbeatInterval
-        send([Array("ROLE".utf8)], as: sending) { [health] result in
+        send([Array("ROLE".utf8)], as: sending) { [self] result in
             guard case .success(.array(let parts)) = result, parts.count >= 3, parts[0].text == "master", case .array(let replicas) = parts[2] else {
                 return
             }
-            health.setReplicasConnected(replicas.count)
+            let before = health.setReplicasConnected(replicas.count)
+            // Said once per change: keyed creates fail (503) while fewer replicas than asked
+            // for can acknowledge their records.
+            if before != replicas.count, let wanted = configuration.waitReplicas, wanted > replicas.count {
+                logger.warning(
+                    "redis has fewer replicas than --redis-wait-replicas: keyed creates are refused until more attach",
+                    metadata: ["redis": "\(configuration)", "replicas": "\(replicas.count)", "wanted": "\(wanted)"], source: "Gateway")
+            }
         }
     }
 

@@ -173,6 +173,14 @@ extension IntegrationTests {
                 #expect(durable.count == 2)
                 #expect(clients.contains { $0.contains("name=omg-commands-\(a.server.redisInstance)") && $0.contains(" cmd=wait ") } == false)
 
+                // Asking for more replicas than there are: refused, unsent.
+                let greedy = try harness.start { $0.redis?.waitReplicas = 2 }
+                #expect(try await harness.wait { greedy.server.redisReady })
+                let refused = try await offPool { try Self.create(greedy.port, key: "wait-3") }
+                #expect(refused.status == 503)
+                #expect(harness.origin.counts.count("POST", "/item") == 1)
+                greedy.server.shutdown()
+
                 replica.pause()
                 let unsure = try await offPool { try Self.create(a.port, key: "wait-2") }
                 #expect(unsure.status == 503)
