@@ -516,7 +516,11 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
         if case .ready = phase {
             logger.warning("redis connection lost", metadata: ["redis": "\(configuration)", "error": "\(reason)"], source: "Gateway")
         } else {
-            logger.warning("redis connect failed", metadata: ["redis": "\(configuration)", "error": "\(reason)"], source: "Gateway")
+            var why = reason
+            if configuration.tls != nil, streamConnected, !reason.contains("certificate") {
+                why += "; the server ended the connection after the TLS handshake: does it require a client certificate (--redis-cert, --redis-key)?"
+            }
+            logger.warning("redis connect failed", metadata: ["redis": "\(configuration)", "error": "\(why)"], source: "Gateway")
         }
         dropStream()
         retryLater()

@@ -151,6 +151,11 @@ public final class OutboundStream {
                 return "TLS: the server's certificate was refused: \(String(cString: X509_verify_cert_error_string(verdict)))"
             }
             let code = bufferevent_get_openssl_error(bufferevent)
+            // For a read or write that failed below TLS, libevent records SSL_get_error's own
+            // value (5, SSL_ERROR_SYSCALL), not an OpenSSL error code: the socket's error says more.
+            if code != 0, code < 256 {
+                return "TLS: \(socketError != 0 ? String(cString: strerror(socketError)) : "the connection ended")"
+            }
             if code != 0 {
                 var text = "TLS: \(TLSContext.errorText(code))"
                 while case let more = bufferevent_get_openssl_error(bufferevent), more != 0 { text += "; \(TLSContext.errorText(more))" }
