@@ -28,24 +28,6 @@ extension RedisCommanding {
     }
 }
 
-/// `WAIT`'s arguments: how many replicas must acknowledge the connection's writes so far,
-/// and how long Redis may wait for them (it answers how many did).
-public struct RedisReplicaWait: Sendable, Equatable {
-    public var replicas: Int
-    public var timeout: Duration
-
-    public init(replicas: Int, timeout: Duration) {
-        self.replicas = replicas
-        self.timeout = timeout
-    }
-
-    /// `["WAIT", replicas, milliseconds]`.
-    public var command: [[UInt8]] {
-        let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        return [Array("WAIT".utf8), Array(String(replicas).utf8), Array(String(milliseconds).utf8)]
-    }
-}
-
 /// What replicas say to each other on their channel besides their own messages.
 public enum RedisChannel {
     /// Published by the subscribing connection at every heartbeat interval, so a silent

@@ -7,8 +7,95 @@ import Logging
 import Observability
 import Transport
 
-/// Replies in order, deadlines, the subscription's heartbeat. On the loop thread.
+/// Bytes in, replies in order, the subscription's replies, deadlines, the heartbeats. On the
+/// loop thread.
 extension RedisConnection {
+    // MARK: Bytes and replies
+
+    /// What the stream reports, on the loop.
+    func streamEvent(_ event: OutboundStream.Event) {
+        switch event {
+        case .connected: streamConnected = true
+        case .received(let bytes): received(bytes)
+        case .closed(let reason): disconnected(reason: reason)
+        }
+    }
+
+    /// Bytes from Redis: fed to the reader, and every whole reply taken out in order.
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        guard let reader, let base = bytes.baseAddress else { return }
+        guard redisReaderFeed(reader, base.assumingMemoryBound(to: CChar.self), bytes.count) == REDIS_OK else {
+            return protocolError(reader)
+        }
+        while self.reader == reader {
+            var object: UnsafeMutableRawPointer?
+            guard redisReaderGetReply(reader, &object) == REDIS_OK else { return protocolError(reader) }
+            guard let object else { return }
+            let reply = object.assumingMemoryBound(to: redisReply.self)
+            lastReply = .now
+            if sentHead < sent.count {
+                let id = sent[sentHead]
+                sentHead += 1
+                if sentHead == sent.count {
+                    sent.removeAll(keepingCapacity: true)
+                    sentHead = 0
+                } else if sentHead > 1024 {
+                    // A busy connection may never be idle: keep the array bounded.
+                    sent.removeFirst(sentHead)
+                    sentHead = 0
+                }
+                replied(id: id, reply: reply)
+            } else {
+                subscriptionReply(reply)
+            }
+            freeReplyObject(object)
+        }
+    }
+
+    /// Redis sent what is not RESP (or not Redis at all: a TLS port spoken to in plain): the
+    /// connection is dropped and made again.
+    func protocolError(_ reader: UnsafeMutablePointer<redisReader>) {
+        let message = withUnsafeBytes(of: reader.pointee.errstr) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        logger.warning("redis sent what is not a reply: reconnecting", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
+        dropStream()
+        retryLater()
+    }
+
+    /// A reply on the subscription (`subscribe` confirmed, or a `message`).
+    func subscriptionReply(_ reply: UnsafeMutablePointer<redisReply>) {
+        let value = Self.value(of: reply)
+        if case .error(let message) = value {
+            // An ACL that denies the channel: the link deadline makes the connection again.
+            return logger.error("redis refused SUBSCRIBE", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
+        }
+        guard case .subscriber(_, _, let events) = role, case .array(let parts) = value, parts.count == 3 else {
+            return
+        }
+        switch parts[0].text {
+        case "subscribe":
+            lastHeard = .now
+            if case .ready = phase { phase = .ready(linkBy: nil) }
+            health.recordSuccess()
+            // The owner first: whoever reads `isSubscribed` true finds it has acted on the link.
+            events(.linked)
+            health.setSubscribed(true)
+            arm()
+        case "message":
+            lastHeard = .now
+            if let payload = parts[2].bytes { events(.message(payload)) }
+        default:
+            break
+        }
+    }
+
+    /// The subscription is gone: tell the owner once.
+    func unlink() {
+        guard lastHeard != nil, case .subscriber(_, _, let events) = role else { return }
+        lastHeard = nil
+        events(.unlinked)
+        health.setSubscribed(false)
+    }
+
     // MARK: Replies and deadlines
 
     /// The reply to command `id` (valid only inside).

@@ -83,11 +83,6 @@ public final class OutboundStream {
         bufferevent_write(bufferevent, base, bytes.count)
     }
 
-    /// Bytes queued and not yet handed to the kernel.
-    public var unsent: Int {
-        guard let bufferevent else { return 0 }
-        return evbuffer_get_length(bufferevent_get_output(bufferevent))
-    }
 
     /// Whether the socket connected and the TLS handshake has not finished: a server that
     /// does not speak TLS on that port often waits in silence (Redis reads the handshake as

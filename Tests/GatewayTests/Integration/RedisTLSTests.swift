@@ -50,7 +50,7 @@ extension IntegrationTests {
 
             /// Waits for a log line holding every one of `parts`.
             func waitForLine(_ parts: String...) async throws -> Bool {
-                try await poll { self.lines.all.contains { line in parts.allSatisfy { line.contains($0) } } }
+                try await poll { self.lines.contains(parts) }
             }
 
             func close(stoppingLoop: Bool = true) {

@@ -16,6 +16,35 @@ extension IntegrationTests {
         }
 
         /// How many page entries Redis holds (locks aside).
+        /// The id of the Redis client named `name` (`CLIENT LIST`), nil when there is none.
+        static func clientID(named name: String, in harness: ReplicaHarness) throws -> String? {
+            let clients = try harness.redis.cli("CLIENT", "LIST")
+            return clients.split(separator: "\n").first { $0.contains("name=\(name) ") }?
+                .split(separator: " ").first { $0.hasPrefix("id=") }.map { String($0.dropFirst(3)) }
+        }
+
+        /// With Redis unusable, product 7 read through A and through B: both answer from the
+        /// origin within the bound (no read waits on Redis past its deadline). A's answer.
+        static func readTheOriginWithoutRedis(_ harness: ReplicaHarness, _ a: ReplicaHarness.Replica, _ b: ReplicaHarness.Replica) async throws
+            -> RawHTTPClient.Response
+        {
+            let started = ContinuousClock.now
+            let (first, second) = try await offPool { (try Self.get(a.port, "/v1/products/7"), try Self.get(b.port, "/v1/products/7")) }
+            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(first.status == 200)
+            #expect(second.status == 200)
+            #expect(harness.origin.counts.count("GET", "/item/7") == 2)
+            return first
+        }
+
+        /// Redis usable again: product 8 fetched through A is a shared hit through B.
+        static func expectSharedPagesAgain(_ harness: ReplicaHarness, _ a: ReplicaHarness.Replica, _ b: ReplicaHarness.Replica) async throws {
+            let (shared, fromShared) = try await offPool { (try Self.get(a.port, "/v1/products/8"), try Self.get(b.port, "/v1/products/8")) }
+            #expect(shared.header("Cache-Status") == "open-market-gateway-shared; fwd=miss; stored, open-market-gateway; fwd=miss; stored")
+            #expect(fromShared.header("Cache-Status")?.hasPrefix("open-market-gateway-shared; hit") == true)
+            #expect(harness.origin.counts.count("GET", "/item/8") == 1)
+        }
+
         static func storedPages(_ harness: ReplicaHarness) throws -> Int {
             try harness.redis.cli("KEYS", "*page:*").split(separator: "\n").filter { !$0.hasSuffix(":lock") }.count
         }
@@ -255,11 +284,9 @@ extension IntegrationTests {
                 #expect(try await harness.wait { [a, b].allSatisfy { $0.server.redisReady && $0.server.replicaLinked } })
                 let before = try await offPool { try Self.price(Self.get(b.port, "/v1/products/3")) }
                 #expect(before == "KRW 890,000")
-                let clients = try harness.redis.cli("CLIENT", "LIST", "TYPE", "pubsub")
                 let name = "omg-subscriber-\(b.server.redisInstance)"
-                let id = try #require(clients.split(separator: "\n").first { $0.contains("name=\(name)") }?
-                    .split(separator: " ").first { $0.hasPrefix("id=") }?.dropFirst(3))
-                #expect(try harness.redis.cli("CLIENT", "KILL", "ID", String(id)) == "1")
+                let id = try #require(try Self.clientID(named: name, in: harness))
+                #expect(try harness.redis.cli("CLIENT", "KILL", "ID", id) == "1")
                 let patched = try await offPool {
                     try RawHTTPClient(port: a.port).request(
                         "PATCH", "/v1/products/3", headers: ["Content-Type: application/json"],
@@ -286,18 +313,16 @@ extension IntegrationTests {
                 #expect(try await harness.wait { b.server.redisReady && b.server.replicaLinked })
                 let before = try await offPool { try Self.get(b.port, "/v1/products/4") }
                 #expect(before.status == 200)
-                let clients = try harness.redis.cli("CLIENT", "LIST", "TYPE", "pubsub")
                 let name = "omg-subscriber-\(b.server.redisInstance)"
-                let id = try #require(clients.split(separator: "\n").first { $0.contains("name=\(name)") }?
-                    .split(separator: " ").first { $0.hasPrefix("id=") }?.dropFirst(3))
+                let id = try #require(try Self.clientID(named: name, in: harness))
                 harness.origin.setFaults(DemoFaults(errorRate: 1))
                 // And the shared tier forgets the page, so only the origin could answer.
                 #expect(try harness.redis.cli("FLUSHALL") == "OK")
-                #expect(try harness.redis.cli("CLIENT", "KILL", "ID", String(id)) == "1")
+                #expect(try harness.redis.cli("CLIENT", "KILL", "ID", id) == "1")
                 // Subscribed again (a new connection): the gap is over, and B knows it had one.
                 #expect(try await harness.wait {
-                    let now = try harness.redis.cli("CLIENT", "LIST", "TYPE", "pubsub")
-                    return b.server.replicaLinked && now.contains("name=\(name)") && !now.contains("id=\(id) ")
+                    let now = try Self.clientID(named: name, in: harness)
+                    return b.server.replicaLinked && now != nil && now != id
                 })
                 let kept = try await offPool { try Self.get(b.port, "/v1/products/4") }
                 #expect(kept.status == 200)
@@ -317,21 +342,14 @@ extension IntegrationTests {
                 let b = try harness.start()
                 #expect(try await harness.wait { [a, b].allSatisfy { $0.server.redisReady && $0.server.replicaLinked } })
                 harness.redis.pause()
-                let started = ContinuousClock.now
-                let (first, second) = try await offPool { (try Self.get(a.port, "/v1/products/7"), try Self.get(b.port, "/v1/products/7")) }
                 // The shared tier's lookup gives up after --redis-timeout (250 ms), then the origin.
-                #expect(ContinuousClock.now - started < .seconds(3))
-                #expect(first.status == 200)
-                #expect(second.status == 200)
-                #expect(harness.origin.counts.count("GET", "/item/7") == 2)
-                // No traffic needed: idle connections PING, the subscriber hears its heartbeat or not.
+                _ = try await Self.readTheOriginWithoutRedis(harness, a, b)
+                // No traffic needed: every command connection asks ROLE each second, and the
+                // subscriber hears its heartbeat or not.
                 #expect(try await harness.wait(seconds: 10) { [a, b].allSatisfy { !$0.server.redisReady && !$0.server.replicaLinked } })
                 harness.redis.resume()
                 #expect(try await harness.wait(seconds: 10) { [a, b].allSatisfy { $0.server.redisReady && $0.server.replicaLinked } })
-                let (shared, fromShared) = try await offPool { (try Self.get(a.port, "/v1/products/8"), try Self.get(b.port, "/v1/products/8")) }
-                #expect(shared.header("Cache-Status") == "open-market-gateway-shared; fwd=miss; stored, open-market-gateway; fwd=miss; stored")
-                #expect(fromShared.header("Cache-Status")?.hasPrefix("open-market-gateway-shared; hit") == true)
-                #expect(harness.origin.counts.count("GET", "/item/8") == 1)
+                try await Self.expectSharedPagesAgain(harness, a, b)
                 a.server.shutdown()
                 b.server.shutdown()
             }
@@ -345,20 +363,12 @@ extension IntegrationTests {
                 let b = try harness.start()
                 #expect(try await harness.wait { a.server.redisReady && b.server.redisReady })
                 harness.redis.stop()
-                let started = ContinuousClock.now
-                let (first, second) = try await offPool { (try Self.get(a.port, "/v1/products/7"), try Self.get(b.port, "/v1/products/7")) }
                 // Redis refuses connections: no read waits for it.
-                #expect(ContinuousClock.now - started < .seconds(3))
-                #expect(first.status == 200)
-                #expect(second.status == 200)
+                let first = try await Self.readTheOriginWithoutRedis(harness, a, b)
                 #expect(first.header("Cache-Status") == "open-market-gateway; fwd=miss; stored")
-                #expect(harness.origin.counts.count("GET", "/item/7") == 2)
                 try harness.redis.start()
                 #expect(try await harness.wait(seconds: 10) { a.server.redisReady && b.server.redisReady })
-                let (shared, fromShared) = try await offPool { (try Self.get(a.port, "/v1/products/8"), try Self.get(b.port, "/v1/products/8")) }
-                #expect(shared.header("Cache-Status") == "open-market-gateway-shared; fwd=miss; stored, open-market-gateway; fwd=miss; stored")
-                #expect(fromShared.header("Cache-Status")?.hasPrefix("open-market-gateway-shared; hit") == true)
-                #expect(harness.origin.counts.count("GET", "/item/8") == 1)
+                try await Self.expectSharedPagesAgain(harness, a, b)
                 a.server.shutdown()
                 b.server.shutdown()
             }

@@ -13,7 +13,9 @@ struct RecordingLogHandler: LogHandler {
         func append(_ line: String) { lines.withLock { $0.append(line) } }
 
         /// Whether a line holds every one of `parts`.
-        func contains(_ parts: String...) -> Bool {
+        func contains(_ parts: String...) -> Bool { contains(parts) }
+
+        func contains(_ parts: [String]) -> Bool {
             all.contains { line in parts.allSatisfy { line.contains($0) } }
         }
     }
