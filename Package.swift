@@ -127,7 +127,7 @@ let package = Package(
         // plain or TLS stream on a loop); the only target that imports CHiredis. What does not share state across replicas does not link it.
         .target(
             name: "RedisClient",
-            dependencies: ["CHiredis", "CEvent", "Transport", "HTTPInterface", "Observability", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CHiredis", "CEvent", "Transport", "HTTPInterface", "GatewaySupport", "Observability", .product(name: "Logging", package: "swift-log")]
         ),
         // The gateway application: routes, rate limits, reads, writes, caches, images,
         // replicas, configuration. No C module, no transport: it sees loops, the origin and

@@ -39,6 +39,8 @@ public final class GatewayServer: Sendable {
     private let identityProviderTLS = Locked<TLSContext?>(nil)
     /// The client TLS context of every Redis connection with `rediss://`, made at `start`.
     private let redisTLS = Locked<TLSContext?>(nil)
+    /// With `redis-sentinel://`: what names the primary; made with the first loop.
+    private let sentinelDirectory = Locked<SentinelDirectory?>(nil)
     /// The client TLS context each loop's origin client uses for an https origin and for
     /// image hosts (nil when neither needs one), made at `start`.
     private let originTLS = Locked<TLSContext?>(nil)
@@ -110,6 +112,9 @@ public final class GatewayServer: Sendable {
 
     /// The replicas the Redis primary last said it has (`ROLE`).
     package var redisReplicasConnected: Int { redisHealth.replicasConnected }
+
+    /// With Redis Sentinel: the primary in use and the last failover followed.
+    package var redisPrimaryStatus: RedisPrimaryStatus? { sentinelDirectory.withLock { $0 }?.status }
 
     /// Names this server's connections in Redis (`omg-commands-<instance>`).
     package var redisInstance: String { redisHealth.instance }
@@ -304,16 +309,31 @@ public final class GatewayServer: Sendable {
     private func redisAttachments(index: Int, loop: EventLoop) -> LoopAttachments {
         guard let redisConfiguration = configuration.redis else { return LoopAttachments() }
         let tls = redisTLS.withLock { $0 }
+        var attached = LoopAttachments()
+        // With Sentinel, one directory (on the first loop) names the primary to every loop's
+        // connections.
+        if index == 0, redisConfiguration.sentinel != nil {
+            let directory = SentinelDirectory(
+                loop: loop, configuration: redisConfiguration, tls: tls, logger: logger, metrics: metrics, instance: redisHealth.instance)
+            sentinelDirectory.withLock { $0 = directory }
+            attached.attachments.append(directory)
+        }
+        let directory = sentinelDirectory.withLock { $0 }
         let durable = RedisConnection(
-            loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics, name: "durable")
+            loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics, nodes: directory,
+            name: "durable")
         let redis = RedisConnection(
-            loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics, durable: durable)
-        var attached = LoopAttachments(redis: redis, attachments: [redis, durable])
+            loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics, nodes: directory,
+            durable: durable)
+        attached.redis = redis
+        attached.attachments += [redis, durable]
+        directory?.register(redis)
+        directory?.register(durable)
         guard index == 0, let listener = replicaListener else { return attached }
         let limiter = rateLimiter
         let subscriber = RedisConnection(
-            loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics,
-            role: .subscriber(channel: listener.channel, publisher: redis) { event in
+            loop: loop, configuration: redisConfiguration, tls: tls, health: redisHealth, logger: logger, metrics: metrics, nodes: directory,
+            role: .subscriber(channel: listener.channel, heartbeat: .publish(via: redis)) { event in
                 switch event {
                 case .linked: listener.replicaLink(up: true)
                 case .unlinked: listener.replicaLink(up: false)
@@ -323,6 +343,7 @@ public final class GatewayServer: Sendable {
                 }
             })
         attached.attachments.append(subscriber)
+        directory?.register(subscriber)
         if let limiter, limiter.shared, let origin = configuration.origin.url {
             let namespace = ReplicaNamespace.rateLimits(origin: origin, generation: configuration.origin.generation)
             let sync = RateLimitSync(limiter: limiter, redis: redis, prefix: namespace, channel: listener.channel, metrics: metrics)

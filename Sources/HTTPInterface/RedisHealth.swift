@@ -20,9 +20,12 @@ public final class RedisHealth: Sendable {
     private let clockBase = ContinuousClock.now
     /// Names this server's connections in Redis (`CLIENT LIST` shows
     /// `omg-commands-<instance>` and `omg-subscriber-<instance>`), random per server.
-    public let instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    public let instance: String
 
-    public init() {}
+    public init() { instance = String(UInt64.random(in: 0...UInt64.max), radix: 16) }
+
+    /// A health of its own for connections of the same server (`instance`: that server's).
+    package init(instance: String) { self.instance = instance }
 
     /// Whether a command may be sent now.
     public func allows(now: ContinuousClock.Instant = .now) -> Bool {

@@ -82,6 +82,11 @@ public final class GatewayMetrics: Sendable {
         CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
     }
 
+    /// A counter of a quantity that is not whole (seconds).
+    package func floatingCounter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.FloatingPointCounter {
+        CoreMetrics.FloatingPointCounter(label: label, dimensions: dimensions, factory: factory)
+    }
+
     package func gauge(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Gauge {
         CoreMetrics.Gauge(label: label, dimensions: dimensions, factory: factory)
     }

@@ -56,7 +56,7 @@ extension RedisConnection {
     /// connection is dropped and made again.
     func protocolError(_ reader: UnsafeMutablePointer<redisReader>) {
         let message = withUnsafeBytes(of: reader.pointee.errstr) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        logger.warning("redis sent what is not a reply: reconnecting", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
+        logger.warning("redis sent what is not a reply: reconnecting", metadata: ["redis": "\(shown)", "error": "\(message)"], source: "Gateway")
         dropStream()
         retryLater()
     }
@@ -66,9 +66,9 @@ extension RedisConnection {
         let value = Self.value(of: reply)
         if case .error(let message) = value {
             // An ACL that denies the channel: the link deadline makes the connection again.
-            return logger.error("redis refused SUBSCRIBE", metadata: ["redis": "\(configuration)", "error": "\(message)"], source: "Gateway")
+            return logger.error("redis refused SUBSCRIBE", metadata: ["redis": "\(shown)", "error": "\(message)"], source: "Gateway")
         }
-        guard case .subscriber(_, _, let events) = role, case .array(let parts) = value, parts.count == 3 else {
+        guard case .subscriber(_, _, let events) = role, case .array(let parts) = value, parts.count == 3 || parts.first?.text == "pong" else {
             return
         }
         switch parts[0].text {
@@ -83,6 +83,8 @@ extension RedisConnection {
         case "message":
             lastHeard = .now
             if let payload = parts[2].bytes { events(.message(payload)) }
+        case "pong":
+            lastHeard = .now
         default:
             break
         }
@@ -106,8 +108,10 @@ extension RedisConnection {
         advanceHead()
         health.recordSuccess()
         let value = Self.value(of: reply)
-        if case .error(let message) = value { return completion(.failure(.refused(message))) }
-        completion(.success(value))
+        guard case .error(let message) = value else { return completion(.success(value)) }
+        // A primary demoted under this connection: left before the caller hears of it.
+        if message.hasPrefix("READONLY"), nodes.followsFailovers { notPrimary("a write was refused: READONLY") }
+        completion(.failure(.refused(message)))
     }
 
     /// A Swift copy of a reply hiredis' reader made (valid only until it is freed).
@@ -176,39 +180,45 @@ extension RedisConnection {
         advanceHead()
         switch phase {
         case .resolving(let deadline) where deadline <= now:
-            logger.warning("redis host did not resolve in time", metadata: ["redis": "\(configuration)"], source: "Gateway")
+            logger.warning("redis host did not resolve in time", metadata: ["redis": "\(shown)"], source: "Gateway")
             retryLater()
         case .connecting(let deadline) where deadline <= now:
             let why =
                 if stream?.waitsForHandshake == true { "connected, and the TLS handshake got no answer: does the server speak TLS on this port?" }
                 else if streamConnected { "connected, and Redis did not answer" }
                 else { "no connection" }
-            logger.warning("redis did not connect in time", metadata: ["redis": "\(configuration)", "error": "\(why)"], source: "Gateway")
+            logger.warning("redis did not connect in time", metadata: ["redis": "\(shown)", "error": "\(why)"], source: "Gateway")
             dropStream()
             retryLater()
         case .retrying(let at) where at <= now:
             connect()
         case .ready(let linkBy):
             if timedOut, outstanding > 0, now - lastReply > silenceLimit {
-                logger.warning("redis stopped answering: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
+                logger.warning("redis stopped answering: reconnecting", metadata: ["redis": "\(shown)"], source: "Gateway")
                 dropStream()
                 return retryLater()
             }
             if let linkBy, now >= linkBy {
-                logger.warning("redis subscription not confirmed in time: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
+                logger.warning("redis subscription not confirmed in time: reconnecting", metadata: ["redis": "\(shown)"], source: "Gateway")
                 dropStream()
                 return retryLater()
             }
             if case .commands = role, now >= nextRole { askRole(.probe) }
-            if case .subscriber(let channel, let publisher, _) = role, let lastHeard {
+            if case .subscriber(let channel, let heartbeat, _) = role, let lastHeard {
                 if now - lastHeard > Self.heartbeatTimeout {
-                    logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(configuration)"], source: "Gateway")
+                    logger.warning("redis subscription silent: reconnecting", metadata: ["redis": "\(shown)"], source: "Gateway")
                     dropStream()
                     return retryLater()
                 }
                 if now >= nextBeat {
                     nextBeat = now + Self.heartbeatInterval
-                    publisher.send([Array("PUBLISH".utf8), Array(channel.utf8), Array(RedisChannel.heartbeatMessage.utf8)]) { _ in }
+                    switch heartbeat {
+                    case .publish(let publisher):
+                        publisher.send([Array("PUBLISH".utf8), Array(channel.utf8), Array(RedisChannel.heartbeatMessage.utf8)]) { _ in }
+                    case .ping:
+                        // Not in `sent`: its `pong` comes as the subscription's.
+                        if let stream { _ = Self.write([Array("PING".utf8)], to: stream) }
+                    }
                 }
             }
             arm()

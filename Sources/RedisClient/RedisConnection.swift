@@ -23,7 +23,9 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     public var loop: any LoopExecutor { eventLoop }
     /// Whether Redis answered lately.
     public var isReachable: Bool { health.isReachable }
-    public var server: (host: String, port: Int)? { (configuration.host, configuration.port) }
+    public var server: (host: String, port: Int)? { node.map { ($0.host, $0.port) } ?? (configuration.host, configuration.port) }
+    /// With Redis Sentinel: the primary in use and the last failover.
+    public var primaryStatus: RedisPrimaryStatus? { (nodes as? SentinelDirectory)?.status }
     /// `--redis-wait-replicas`, or 1 while the primary reports a replica (`ROLE`, asked at
     /// every connection and every ``heartbeatInterval``); `WAIT` gives up after half of
     /// `--redis-timeout`, so its answer comes before the command's deadline.
@@ -41,16 +43,35 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     let durable: RedisConnection?
     /// What `CLIENT SETNAME` calls a command connection: `omg-<name>-<instance>`.
     let name: String
+    /// Where to connect: the URL's server, or the primary the sentinels name.
+    let nodes: any RedisNodeSource
+    /// The node of the current (or last) attempt.
+    var node: RedisNode?
+    /// The node the last attempt failed on (told to ``nodes`` at the next); nil after a
+    /// success.
+    var failed: RedisNode?
+    /// How the log names this connection (its URL without the password, and with Sentinel
+    /// the node).
+    var shown: String { nodes.describe(node) }
 
     /// What the connection is for.
     package enum Role {
         /// Commands (`send`).
         case commands
         /// A subscription to `channel` (Redis then takes no other command on it). Every
-        /// ``heartbeatInterval`` it publishes `RedisChannel.heartbeatMessage` through `publisher` (a
-        /// command connection on the same loop); when nothing arrives for ``heartbeatTimeout``
-        /// the subscription counts as lost, and the connection is made again.
-        case subscriber(channel: String, publisher: RedisConnection, events: @Sendable (SubscriberEvent) -> Void)
+        /// ``heartbeatInterval`` it beats as `heartbeat` says; when nothing arrives for
+        /// ``heartbeatTimeout`` the subscription counts as lost, and the connection is made
+        /// again.
+        case subscriber(channel: String, heartbeat: Heartbeat, events: @Sendable (SubscriberEvent) -> Void)
+    }
+
+    /// How a subscriber shows the subscription still works.
+    package enum Heartbeat {
+        /// Publishes `RedisChannel.heartbeatMessage` on the channel through this command
+        /// connection (on the same loop), and hears it back.
+        case publish(via: RedisConnection)
+        /// Sends `PING` on the subscription itself (a sentinel takes no `PUBLISH`).
+        case ping
     }
 
     /// What a subscriber connection reports, on its loop.
@@ -113,6 +134,9 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
 
     enum Phase {
         case idle
+        /// Asking ``nodes`` where to connect (with Sentinel, a query may run: it has its own
+        /// deadlines).
+        case locating
         case resolving(deadline: ContinuousClock.Instant)
         /// Commands may be sent: the stream keeps them until it connects. Ends when Redis
         /// answered the set-up (`CLIENT SETNAME`), or at `deadline`.
@@ -156,10 +180,13 @@ public final class RedisConnection: RedisCommanding, LoopAttachment, @unchecked 
     /// - Parameter tls: the client context for `rediss://` (`TLSContext.client`, made once for
     ///   every connection); nil for `redis://`. A `rediss://` configuration without one never
     ///   connects (and says so).
+    /// - Parameter nodes: where to connect; nil: the configuration's host and port.
     package init(
         loop: EventLoop, configuration: RedisConfiguration, tls: TLSContext? = nil, health: RedisHealth, logger: Logger,
-        metrics: GatewayMetrics? = nil, role: Role = .commands, name: String = "commands", durable: RedisConnection? = nil
+        metrics: GatewayMetrics? = nil, nodes: (any RedisNodeSource)? = nil, role: Role = .commands, name: String = "commands",
+        durable: RedisConnection? = nil
     ) {
+        self.nodes = nodes ?? FixedRedisNode(configuration)
         self.durable = durable
         self.name = name
         eventLoop = loop

@@ -50,13 +50,24 @@ public final class Readiness: Sendable {
         self.authKeys = authKeys
     }
 
+    /// With Redis Sentinel: the primary and the last failover, in `status`.
+    static func describe(_ primary: RedisPrimaryStatus?, in status: inout ReadinessStatus) {
+        guard let primary else { return }
+        status.redisPrimary = primary.primary
+        status.redisLastFailover = primary.lastFailover.map {
+            ReadinessStatus.Failover(at: OriginTimestamp.rfc3339(millis: $0.atMillis), durationMs: Int64(($0.seconds * 1000).rounded()))
+        }
+    }
+
     public func register(in router: inout Router) {
         router.add(.get, "/readyz", .deferred { [self] request, context, responder in
             // Read now: whether this process reaches the replicas' Redis (nil without one).
             let redis: ReadinessStatus.Origin? = context.redis.map { $0.isReachable ? .up : .down }
+            let primary = context.redis?.primaryStatus
             if context.draining {
                 var status = status(draining: true)
                 status.redis = redis
+                Self.describe(primary, in: &status)
                 status.authKeys = authKeys?.status.rawValue
                 status.originBreaker = breaker?.state.rawValue
                 return responder.send(Self.response(status, requestID: request.requestID))
@@ -68,6 +79,7 @@ public final class Readiness: Sendable {
                 var status = probed
                 status.draining = context.draining
                 status.redis = redis
+                Self.describe(primary, in: &status)
                 status.authKeys = self.authKeys?.status.rawValue
                 status.originBreaker = self.breaker?.state.rawValue
                 responder.send(Self.response(status, requestID: request.requestID))
@@ -89,7 +101,9 @@ public final class Readiness: Sendable {
                 return (.answerAndProbe(snapshot), true)
             }
             switch next {
-            case .answer(let snapshot), .answerAndProbe(let snapshot): responder.send(Self.response(snapshot, requestID: request.requestID))
+            case .answer(var snapshot), .answerAndProbe(var snapshot):
+                Self.describe(primary, in: &snapshot)
+                responder.send(Self.response(snapshot, requestID: request.requestID))
             case .wait:
                 // Answered by the probe or, if it is slow, here: whichever comes first.
                 let id = waiterID

@@ -6,10 +6,13 @@ import HTTPInterface
 /// Several replicas sharing one Redis.
 struct ReplicaOptions: ConfigurationOptions {
     static let title = "Replicas"
-    static let secrets = ["redis-url"]
+    static let secrets = ["redis-url", "redis-sentinel-password"]
 
-    @Option(help: "Redis shared by the replicas, redis://[user:password@]host:port[/db], or rediss://… for TLS: Idempotency-Key records survive restarts and are seen by every replica. Off by default (one process, everything in memory). Needs --image-signing-key. The password is never logged. (env: GATEWAY_REDIS_URL)")
+    @Option(help: "Redis shared by the replicas, redis://[user:password@]host:port[/db], or rediss://… for TLS: Idempotency-Key records survive restarts and are seen by every replica. With Redis Sentinel: redis-sentinel://[user:password@]host:26379,host2:26379/master-name[/db] (rediss-sentinel://… for TLS to the sentinels and the servers); the gateway follows the primary they name. Off by default (one process, everything in memory). Needs --image-signing-key. The password is never logged. (env: GATEWAY_REDIS_URL)")
     var redisUrl: String?
+
+    @Option(help: "With redis-sentinel://: the password the sentinels ask for (AUTH), when they have their own (the URL's is the Redis servers'). Never logged. (env: GATEWAY_REDIS_SENTINEL_PASSWORD)")
+    var redisSentinelPassword: String?
 
     @Option(help: "With rediss://: the CA certificates (PEM) that sign Redis's certificate, instead of the system's. (env: GATEWAY_REDIS_CA_FILE)")
     var redisCaFile: String?
@@ -31,12 +34,18 @@ struct ReplicaOptions: ConfigurationOptions {
 
     func validate() throws {
         var secure = false
+        var sentinel = false
         if let redisUrl {
             do {
-                secure = try RedisConfiguration(url: redisUrl).tls != nil
+                let redis = try RedisConfiguration(url: redisUrl)
+                secure = redis.tls != nil
+                sentinel = redis.sentinel != nil
             } catch {
                 throw ValidationError(error.description)
             }
+        }
+        if redisSentinelPassword != nil, !sentinel {
+            throw ValidationError("--redis-sentinel-password needs a redis-sentinel:// or rediss-sentinel:// --redis-url.")
         }
         let files = [("--redis-ca-file", redisCaFile), ("--redis-cert", redisCert), ("--redis-key", redisKey)]
         for (flag, path) in files {
@@ -59,6 +68,7 @@ struct ReplicaOptions: ConfigurationOptions {
             redis.commandTimeout = .milliseconds(Int64(redisTimeout * 1000))
             redis.connectTimeout = .milliseconds(Int64(redisConnectTimeout * 1000))
             redis.waitReplicas = redisWaitReplicas
+            redis.sentinel?.password = redisSentinelPassword
             if redis.tls != nil { redis.tls = RedisConfiguration.TLS(caFile: redisCaFile, certificateFile: redisCert, keyFile: redisKey) }
             configuration.redis = redis
         }

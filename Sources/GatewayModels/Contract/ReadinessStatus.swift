@@ -4,7 +4,9 @@ import GatewaySupport
 ///
 /// Ready (200, `application/json`): `{"status":"ready","origin":"up","checkedAt":"…"}`;
 /// `origin` is `up`, `down`, or `unknown` (with `checkedAt` null) before the first probe ends;
-/// with `--redis-url`, `"redis":"up"|"down"` follows (the status stays 200: reads fail open);
+/// with `--redis-url`, `"redis":"up"|"down"` follows (the status stays 200: reads fail open),
+/// and with Redis Sentinel `"redisPrimary":"host:port"` and, after a failover,
+/// `"redisLastFailover":{"at":"…","durationMs":…}`;
 /// with `--auth-issuer`, `"authKeys":"fresh"|"stale"|"missing"`; then the origin's breaker,
 /// `"originBreaker":"closed"|"open"|"half-open"`.
 /// Draining (503, `application/problem+json`): RFC 9457 reserves `status` for the HTTP status,
@@ -27,6 +29,12 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
     /// With `--redis-url`: whether this process reaches the replicas' Redis now (`up`), or
     /// not (`down`: no connection, or its breaker open). nil, and left out, without Redis.
     public var redis: Origin?
+    /// With `redis-sentinel://`: the primary the sentinels named (`host:port`); nil, and
+    /// left out, without Sentinel or before a sentinel has answered.
+    public var redisPrimary: String?
+    /// With `redis-sentinel://`: the last failover this process followed; nil, and left out,
+    /// before the first.
+    public var redisLastFailover: Failover?
     /// With `--auth-issuer`: the identity provider's key set, `fresh` (the last fetch
     /// worked), `stale` (it failed; the last good set verifies) or `missing` (never loaded:
     /// requests that need a token get 503). nil, and left out, without authentication.
@@ -45,6 +53,21 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
         self.checkedAt = checkedAt
         self.redis = redis
         self.authKeys = authKeys
+    }
+
+    /// A failover of the Redis primary, as this process saw it.
+    public struct Failover: Sendable, Hashable {
+        /// RFC 3339 UTC: when this process learned of the new primary.
+        public var at: String
+        /// How long it had no primary: from its first failed connection to the old one (or
+        /// the news, when that came first) until its first connection to the new one was
+        /// ready.
+        public var durationMs: Int64
+
+        public init(at: String, durationMs: Int64) {
+            self.at = at
+            self.durationMs = durationMs
+        }
     }
 
     /// `ready` or `draining`.
@@ -78,6 +101,16 @@ public struct ReadinessStatus: Sendable, Hashable, ContractJSONEncodable {
         writer.key("checkedAt"); writer.string(checkedAt)
         if let redis {
             writer.key("redis"); writer.string(redis.rawValue)
+        }
+        if let redisPrimary {
+            writer.key("redisPrimary"); writer.string(redisPrimary)
+        }
+        if let redisLastFailover {
+            writer.key("redisLastFailover")
+            writer.beginObject()
+            writer.key("at"); writer.string(redisLastFailover.at)
+            writer.key("durationMs"); writer.integer(redisLastFailover.durationMs)
+            writer.endObject()
         }
         if let authKeys {
             writer.key("authKeys"); writer.string(authKeys)

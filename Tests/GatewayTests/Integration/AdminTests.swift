@@ -166,7 +166,7 @@ extension IntegrationTests {
             try server.start()
             let admin = try GatewayApplication.adminServer(configuration: configuration, routes: routes, metrics: metrics, logger: .quiet("admin"))
             try admin?.start()
-            let replica = ReplicaHarness.Replica(server: server, routes: routes, admin: admin)
+            let replica = ReplicaHarness.Replica(server: server, routes: routes, admin: admin, metrics: metrics)
             defer {
                 replica.shutdown()
                 origin.shutdown()

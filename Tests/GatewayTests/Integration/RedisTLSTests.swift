@@ -99,7 +99,7 @@ extension IntegrationTests {
             let subscriber = try Client(
                 host: "127.0.0.1", port: try #require(server.tlsPort), tls: tls,
                 role: { publisher in
-                    .subscriber(channel: "tls-channel", publisher: publisher) { event in
+                    .subscriber(channel: "tls-channel", heartbeat: .publish(via: publisher)) { event in
                         switch event {
                         case .linked: messages.withLock { $0.append("linked") }
                         case .unlinked: messages.withLock { $0.append("unlinked") }

@@ -11,7 +11,12 @@ import TestSupport
 /// Several gateways in front of one demo origin, sharing one real `redis-server`, all on
 /// 127.0.0.1: replicas as an operator runs them.
 final class ReplicaHarness: Sendable {
+    /// The Redis server (with Sentinel: the primary at the start).
     let redis: RedisTestServer
+    /// What the gateways get as `--redis-url`.
+    let redisURL: String
+    /// With Sentinel: the primary, its replica and the sentinels.
+    let sentinels: RedisSentinelGroup?
     let origin: DemoOrigin
     let originURL: URL
     let generation: OriginGeneration
@@ -23,6 +28,7 @@ final class ReplicaHarness: Sendable {
         let routes: GatewayApplication.OriginRoutes
         /// The admin listener, when the configuration has an admin port.
         let admin: GatewayServer?
+        let metrics: GatewayMetrics
         var port: Int { server.port }
 
         func shutdown() {
@@ -31,8 +37,10 @@ final class ReplicaHarness: Sendable {
         }
     }
 
-    private init(redis: RedisTestServer, origin: DemoOrigin, originURL: URL, generation: OriginGeneration) {
+    private init(redis: RedisTestServer, sentinels: RedisSentinelGroup? = nil, origin: DemoOrigin, originURL: URL, generation: OriginGeneration) {
         self.redis = redis
+        self.sentinels = sentinels
+        redisURL = sentinels?.url ?? redis.url
         self.origin = origin
         self.originURL = originURL
         self.generation = generation
@@ -42,11 +50,25 @@ final class ReplicaHarness: Sendable {
     /// Starts Redis and the demo origin, runs `body`, stops both.
     static func with(generation: OriginGeneration = .v1, redisPassword: String? = nil, _ body: (ReplicaHarness) async throws -> Void) async throws {
         let redis = try RedisTestServer(password: redisPassword)
+        try await with(redis: redis, sentinels: nil, generation: generation, body)
+    }
+
+    /// Starts a primary, its replica and three sentinels (``RedisSentinelGroup``) and the
+    /// demo origin; the gateways get the sentinels' URL. Runs `body`, stops them all.
+    static func withSentinels(_ body: (ReplicaHarness) async throws -> Void) async throws {
+        let group = try RedisSentinelGroup()
+        defer { group.stopAll() }
+        try await with(redis: group.first, sentinels: group, generation: .v1, body)
+    }
+
+    private static func with(
+        redis: RedisTestServer, sentinels: RedisSentinelGroup?, generation: OriginGeneration, _ body: (ReplicaHarness) async throws -> Void
+    ) async throws {
         var demo = DemoOriginConfiguration()
         demo.generation = generation
         let origin = DemoOrigin(configuration: demo, logger: .quiet("replica-test"))
         let url = try origin.start()
-        let harness = ReplicaHarness(redis: redis, origin: origin, originURL: url, generation: generation)
+        let harness = ReplicaHarness(redis: redis, sentinels: sentinels, origin: origin, originURL: url, generation: generation)
         defer {
             origin.shutdown()
             redis.stop()
@@ -62,7 +84,7 @@ final class ReplicaHarness: Sendable {
         if generation != .v1 { configuration.origin.vendorIdentifier = DemoOriginConfiguration().vendors.first?.identifier }
         configuration.images.cacheDirectory = directory + "/\(UUID().uuidString)"
         configuration.images.signingKey = "replica-test-signing-key"
-        var redisConfiguration = try! RedisConfiguration(url: redis.url)
+        var redisConfiguration = try! RedisConfiguration(url: redisURL)
         redisConfiguration.commandTimeout = .milliseconds(250)
         configuration.redis = redisConfiguration
         return configuration
@@ -79,7 +101,7 @@ final class ReplicaHarness: Sendable {
         try server.start()
         let admin = try GatewayApplication.adminServer(configuration: configuration, routes: routes, metrics: metrics, logger: .quiet("admin"))
         try admin?.start()
-        return Replica(server: server, routes: routes, admin: admin)
+        return Replica(server: server, routes: routes, admin: admin, metrics: metrics)
     }
 
     /// Waits (up to `seconds`) until `condition` holds; returns whether it did.

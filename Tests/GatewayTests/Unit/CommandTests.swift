@@ -134,6 +134,15 @@ import HTTPInterface
             "--redis-cert", certificate.certificateFile, "--redis-key", certificate.keyFile,
         ]).gatewayConfiguration
         #expect(files.redis?.tls == RedisConfiguration.TLS(caFile: certificate.certificateFile, certificateFile: certificate.certificateFile, keyFile: certificate.keyFile))
+        let sentinel = try GatewayCommand.parse([
+            "--redis-url", "rediss-sentinel://:data-pw@s1.test,s2.test:26380/cache/2", key, signing, "--redis-sentinel-password", "sentinel-pw",
+            "--redis-ca-file", certificate.certificateFile,
+        ]).gatewayConfiguration
+        #expect(sentinel.redis?.sentinel == RedisConfiguration.Sentinel(
+            nodes: [RedisNode(host: "s1.test", port: 26379), RedisNode(host: "s2.test", port: 26380)], masterName: "cache", password: "sentinel-pw"))
+        #expect(sentinel.redis?.password == "data-pw")
+        #expect(sentinel.redis?.database == 2)
+        #expect(sentinel.redis?.tls == RedisConfiguration.TLS(caFile: certificate.certificateFile))
         let refusals: [([String], String)] = [
             (["--redis-url", "redis://redis.test", key, signing, "--redis-ca-file", certificate.certificateFile], "--redis-ca-file needs a rediss:// --redis-url (TLS)."),
             (["--redis-ca-file", certificate.certificateFile], "--redis-ca-file needs a rediss:// --redis-url (TLS)."),
@@ -142,6 +151,7 @@ import HTTPInterface
             (["--redis-url", "rediss://redis.test", key, signing, "--redis-key", certificate.keyFile], "--redis-cert and --redis-key: set both, or neither."),
             (["--redis-url", "redis://redis.test", key, signing, "--redis-connect-timeout", "0"], "--redis-connect-timeout must be from 0.05 to 30 seconds."),
             (["--redis-url", "redis://redis.test", key, signing, "--redis-wait-replicas", "17"], "--redis-wait-replicas must be from 0 to 16."),
+            (["--redis-url", "redis://redis.test", key, signing, "--redis-sentinel-password", "pw"], "--redis-sentinel-password needs a redis-sentinel:// or rediss-sentinel:// --redis-url."),
         ]
         for (arguments, message) in refusals {
             do {

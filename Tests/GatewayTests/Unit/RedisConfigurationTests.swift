@@ -39,9 +39,33 @@ import Testing
         #expect(try RedisConfiguration(url: "REDISS://h").description == "rediss://h:6379/0")
     }
 
+    @Test func sentinelURLsNameTheSentinelsAndThePrimary() throws {
+        let full = try RedisConfiguration(url: "redis-sentinel://app:p%40ss@s1.internal:26380,10.0.0.2,[::1]:26381/mymaster/4")
+        #expect(full.sentinel == RedisConfiguration.Sentinel(
+            nodes: [RedisNode(host: "s1.internal", port: 26380), RedisNode(host: "10.0.0.2", port: 26379), RedisNode(host: "::1", port: 26381)],
+            masterName: "mymaster"))
+        #expect(full.username == "app")
+        #expect(full.password == "p@ss")
+        #expect(full.database == 4)
+        #expect(full.tls == nil)
+        #expect(full.description == "redis-sentinel://app:<redacted>@s1.internal:26380,10.0.0.2:26379,[::1]:26381/mymaster/4")
+        let bare = try RedisConfiguration(url: "rediss-sentinel://sentinel/cache")
+        #expect(bare.sentinel?.nodes == [RedisNode(host: "sentinel", port: 26379)])
+        #expect(bare.database == 0)
+        #expect(bare.tls == RedisConfiguration.TLS())
+        #expect(bare.description == "rediss-sentinel://sentinel:26379/cache/0")
+        #expect(try RedisConfiguration(url: "redis://h").sentinel == nil)
+    }
+
     @Test(arguments: [
-        ("http://h:6379", "--redis-url must start with redis:// or rediss:// (TLS) (got http://)."),
-        ("h:6379", "--redis-url must look like redis://[user:password@]host:port[/db]."),
+        ("http://h:6379", "--redis-url must start with redis://, rediss:// (TLS), redis-sentinel:// or rediss-sentinel:// (got http://)."),
+        ("h:6379", "--redis-url must look like redis://[user:password@]host:port[/db] or redis-sentinel://[user:password@]host:26379,host2:26379/master-name[/db]."),
+        ("redis://h:6379/0/1", "--redis-url: unexpected text after the database."),
+        ("redis-sentinel://s1:26379", "--redis-url: a sentinel URL names the primary after the hosts, like redis-sentinel://sentinel.internal:26379/mymaster."),
+        ("redis-sentinel://s1:26379/", "--redis-url: a sentinel URL names the primary after the hosts, like redis-sentinel://sentinel.internal:26379/mymaster."),
+        ("redis-sentinel://s1,,s2/m", "--redis-url needs a host, like redis://redis.internal:6379."),
+        ("redis-sentinel://s1:0/m", "--redis-url: the port must be a number from 1 to 65535."),
+        ("redis-sentinel://s1/m/x", "--redis-url: the database after the master's name must be a number from 0 to 65535."),
         ("redis://:pw@:6379", "--redis-url needs a host, like redis://redis.internal:6379."),
         ("redis://h:0", "--redis-url: the port must be a number from 1 to 65535."),
         ("redis://h:65536", "--redis-url: the port must be a number from 1 to 65535."),
@@ -56,7 +80,8 @@ import Testing
 
     /// No error message repeats the password.
     @Test func errorsNeverShowThePassword() {
-        for url in ["redis://u:hunter2-secret@h:99999", "redis://u:hunter2-secret@h:1/zz", "redis://u:hunter2-secret@:1", "redis://u:hunter2-secret@h:1?x"] {
+        for url in ["redis://u:hunter2-secret@h:99999", "redis://u:hunter2-secret@h:1/zz", "redis://u:hunter2-secret@:1", "redis://u:hunter2-secret@h:1?x",
+            "redis-sentinel://u:hunter2-secret@s1", "redis-sentinel://u:hunter2-secret@s1,/m"] {
             do {
                 _ = try RedisConfiguration(url: url)
                 Issue.record("\(url) was accepted")
