@@ -62,8 +62,8 @@ struct SharedTierFetch: Sendable {
     private func lockWithinSlots(version: String, stale: SharedPageRecord.Entry?, waited: Bool) {
         shared.lockWithinSlots(names, version: version, slots: ProductReads.recoveryRefreshes, redis: redis) { taken in
             switch taken {
-            case .mine: fetchAndShare(version: version, stale: stale, slot: true)
-            case .unsure: fetchAndShare(version: version, stale: stale)
+            case .mine: fetchAndShare(version: version, stale: stale, slot: true, lockEnds: .now + shared.lockTime)
+            case .unsure: fetchAndShare(version: version, stale: stale, lockEnds: .now + shared.lockTime)
             case .held where !waited:
                 waitForHolder(version: version, stale: stale) { lockWithinSlots(version: version, stale: stale, waited: true) }
             case .held, .full:
@@ -75,8 +75,9 @@ struct SharedTierFetch: Sendable {
 
     /// One replica fetches; the others wait for its entry, then fetch themselves.
     private func locked(_ mine: Bool, version: String, stale: SharedPageRecord.Entry?) {
-        if mine { return fetchAndShare(version: version, stale: stale) }
-        waitForHolder(version: version, stale: stale) { fetchAndShare(version: version, stale: stale) }
+        // Taken (or unsure: the primary may have stored it and failed before answering).
+        if mine { return fetchAndShare(version: version, stale: stale, lockEnds: .now + shared.lockTime) }
+        waitForHolder(version: version, stale: stale) { fetchAndShare(version: version, stale: stale, lockEnds: .now) }
     }
 
     /// Waits for the entry of the replica holding the lock: its page, or its failure's
@@ -92,18 +93,22 @@ struct SharedTierFetch: Sendable {
     }
 
     /// From the origin, then into the shared tier (the lock released either way, and with
-    /// `slot` the recovery slot taken with it).
-    private func fetchAndShare(version: String, stale: SharedPageRecord.Entry?, slot: Bool = false) {
-        fromOrigin { outcome in shared(outcome, version: version, stale: stale, slot: slot) }
+    /// `slot` the recovery slot taken with it). `lockEnds`: when the lock this replica took
+    /// runs out (now when it took none); until then the entry and the release are sent again
+    /// while Redis cannot be reached, so a failover in the middle of the fetch does not leave
+    /// the other replicas waiting out the lock.
+    private func fetchAndShare(version: String, stale: SharedPageRecord.Entry?, slot: Bool = false, lockEnds: ContinuousClock.Instant) {
+        fromOrigin { outcome in shared(outcome, version: version, stale: stale, slot: slot, lockEnds: lockEnds) }
     }
 
-    private func shared(_ outcome: ProductReads.Outcome, version: String, stale: SharedPageRecord.Entry?, slot: Bool) {
+    private func shared(_ outcome: ProductReads.Outcome, version: String, stale: SharedPageRecord.Entry?, slot: Bool, lockEnds: ContinuousClock.Instant) {
         let (shared, names, redis) = (self.shared, self.names, self.redis)
         switch outcome {
         case .page(let page, let hasNextPage, _):
             redis.loop.execute {
-                shared.store(page, hasNextPage: hasNextPage, names: names, version: version, redis: redis)
-                shared.unlock(names, version: version, redis: redis, slot: slot)
+                shared.store(page, hasNextPage: hasNextPage, names: names, version: version, redis: redis, retryingUntil: lockEnds) {
+                    shared.unlock(names, version: version, redis: redis, slot: slot, retryingUntil: lockEnds)
+                }
             }
             finish(.page(page, hasNextPage: hasNextPage, tier: .origin(sharedConsulted: true)))
         case .failure(let error, let originStatus, _):
@@ -112,7 +117,7 @@ struct SharedTierFetch: Sendable {
             let held = ProductReads.startsBackoff(error: error, originStatus: originStatus)
                 ? reads.backoff.blocked(ProductReads.originKey(key), now: now) : nil
             redis.loop.execute {
-                guard let held else { return shared.unlock(names, version: version, redis: redis, slot: slot) }
+                guard let held else { return shared.unlock(names, version: version, redis: redis, slot: slot, retryingUntil: lockEnds) }
                 shared.backOff(
                     names, version: version, SharedBackoff(status: error.status, originStatus: originStatus, left: held.until - now), redis: redis,
                     slot: slot)

@@ -293,15 +293,27 @@ final class SharedPages: Sendable {
         return .again
     }
 
-    /// Stores `page` under `version` for its freshness plus the stale-if-error window.
-    /// Failures are counted, not reported: the page is in L1 anyway.
-    func store(_ page: CachedPage, hasNextPage: Bool, names: PageNames, version: String, redis: any RedisCommanding) {
+    /// Stores `page` under `version` for its freshness plus the stale-if-error window, then
+    /// runs `then`. Failures are counted, not reported: the page is in L1 anyway. While Redis
+    /// cannot be reached (a failover under way), sent again every ``retryInterval`` until
+    /// `deadline`: replicas waiting for this fetch would otherwise wait out its lock.
+    func store(
+        _ page: CachedPage, hasNextPage: Bool, names: PageNames, version: String, redis: any RedisCommanding,
+        retryingUntil deadline: ContinuousClock.Instant = .now, then: @escaping @Sendable () -> Void = {}
+    ) {
         let lifetime = page.timeToLive + staleIfError - (ContinuousClock.now - page.storedAt)
-        guard lifetime > .milliseconds(1) else { return }
+        guard lifetime > .milliseconds(1) else { return then() }
         let record = SharedPageRecord.encode(page, hasNextPage: hasNextPage)
         redis.send([Array("SET".utf8), Array(names.entry(version).utf8), record, Array("PX".utf8), lifetime.redisMilliseconds]) {
             [self] result in
-            if case .failure = result { metrics.cacheEvent("error", cache: Self.metricName) }
+            guard case .failure(let failure) = result else { return then() }
+            if Self.retries(failure, until: deadline) {
+                return redis.loop.schedule(after: Self.retryInterval) { [self] in
+                    store(page, hasNextPage: hasNextPage, names: names, version: version, redis: redis, retryingUntil: deadline, then: then)
+                }
+            }
+            metrics.cacheEvent("error", cache: Self.metricName)
+            then()
         }
     }
 
@@ -309,13 +321,29 @@ final class SharedPages: Sendable {
     /// waiting. (A lock that ran out and was taken by another replica may be freed too: that
     /// costs one more origin request, never a wrong page.)
     /// With `slot`, the recovery slot ``lockWithinSlots(_:version:slots:redis:completion:)``
-    /// took is freed too.
-    func unlock(_ names: PageNames, version: String, redis: any RedisCommanding, slot: Bool = false) {
-        guard slot else { return redis.send([Array("DEL".utf8), Array(names.lock(version).utf8)]) { _ in } }
-        redis.send([
-            Array("EVAL".utf8), Array(Self.slotUnlockScript.utf8), Array("2".utf8), Array(names.lock(version).utf8),
-            Array(refreshSlotsKey.utf8),
-        ]) { _ in }
+    /// took is freed too. Sent again while Redis cannot be reached, until `deadline` (the
+    /// lock's end), as ``store(_:hasNextPage:names:version:redis:retryingUntil:then:)``.
+    func unlock(_ names: PageNames, version: String, redis: any RedisCommanding, slot: Bool = false, retryingUntil deadline: ContinuousClock.Instant = .now) {
+        let command = slot
+            ? [Array("EVAL".utf8), Array(Self.slotUnlockScript.utf8), Array("2".utf8), Array(names.lock(version).utf8), Array(refreshSlotsKey.utf8)]
+            : [Array("DEL".utf8), Array(names.lock(version).utf8)]
+        redis.send(command) { [self] result in
+            guard case .failure(let failure) = result, Self.retries(failure, until: deadline) else { return }
+            redis.loop.schedule(after: Self.retryInterval) { [self] in
+                unlock(names, version: version, redis: redis, slot: slot, retryingUntil: deadline)
+            }
+        }
+    }
+
+    /// How often a fetch's end (its entry, its lock's release) is sent again while Redis
+    /// cannot be reached.
+    static let retryInterval: Duration = .milliseconds(250)
+
+    /// Whether a command that failed so is sent again: Redis could not be reached (not an
+    /// error reply), and the next try comes before `deadline`.
+    static func retries(_ failure: RedisFailure, until deadline: ContinuousClock.Instant, now: ContinuousClock.Instant = .now) -> Bool {
+        if case .refused = failure { return false }
+        return now + retryInterval < deadline
     }
 
     /// ``invalidate(productID:redis:completion:)``; when Redis cannot do it now, tried again

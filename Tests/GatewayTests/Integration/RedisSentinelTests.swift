@@ -158,6 +158,36 @@ extension IntegrationTests {
             }
         }
 
+        /// A's fetch of a page holds the shared lock (replicated) when the primary dies, and ends
+        /// while there is none: A stores its entry and frees the lock on the new primary as soon
+        /// as it can, so B, reading the page after the failover, gets A's entry instead of waiting
+        /// out the lock and asking the origin again.
+        @Test func aFetchCutByTheFailoverStillServesTheOtherGateways() async throws {
+            try await ReplicaHarness.withSentinels { harness in
+                let group = try #require(harness.sentinels)
+                let a = try harness.start()
+                let b = try harness.start()
+                #expect(try await harness.wait(seconds: 10) { [a, b].allSatisfy { $0.server.redisReady } })
+                harness.origin.setFaults(DemoFaults(latencyMs: 1500))
+                let port = a.port
+                async let fetched = offPool { try RawHTTPClient(port: port).request("GET", "/v1/products/9") }
+                #expect(try await harness.wait { try group.second.cli("KEYS", "*:lock").contains(":lock") })
+                group.first.stop()
+                #expect(try await fetched.status == 200)
+                let second = "127.0.0.1:\(group.second.port)"
+                #expect(try await harness.wait(seconds: 15) {
+                    [a, b].allSatisfy { $0.server.redisReady && $0.server.redisPrimaryStatus?.primary == second }
+                })
+                harness.origin.setFaults(DemoFaults())
+                let fromB = try await offPool { try RawHTTPClient(port: b.port).request("GET", "/v1/products/9") }
+                #expect(fromB.status == 200)
+                #expect(fromB.header("Cache-Status")?.hasPrefix("open-market-gateway-shared; hit") == true, "\(fromB.header("Cache-Status") ?? "-")")
+                #expect(harness.origin.counts.count("GET", "/item/9") == 1)
+                a.shutdown()
+                b.shutdown()
+            }
+        }
+
         /// One command connection that finds the primary through `nodes`, on a loop of its
         /// own, logging to `lines`.
         final class Client: Sendable {

@@ -133,6 +133,17 @@ import Testing
         #expect(SharedPages.slotLock(.failure(.timedOut)) == .unsure)
     }
 
+    /// A fetch's entry and lock release are sent again while Redis cannot be reached (a
+    /// failover), before the lock would end; never after an error reply.
+    @Test func aFetchsEndIsRetriedOnlyWhileRedisCannotBeReachedAndTheLockLasts() {
+        let now = Self.now
+        for failure in [RedisFailure.unavailable, .timedOut, .connectionLost] {
+            #expect(SharedPages.retries(failure, until: now + .seconds(5), now: now))
+            #expect(SharedPages.retries(failure, until: now + .milliseconds(250), now: now) == false)
+        }
+        #expect(SharedPages.retries(.refused("OOM command not allowed"), until: now + .seconds(5), now: now) == false)
+    }
+
     /// Waiting for another replica's fetch: found, ask again while the lock is held and the
     /// bound allows, else give up and go to the origin.
     @Test func pollingForAnotherReplicasFetch() throws {
