@@ -124,7 +124,8 @@ extension RedisConnection {
         let roleName = if case .subscriber = role { "subscriber" } else { name }
         // Before the connection is ready, so the replicas to wait for are known by then (and
         // with Sentinel, so a replica is never taken for the primary).
-        if case .commands = role { askRole(.setUp) } else if nodes.followsFailovers { askRole(.setUp) }
+        let commands = if case .commands = role { true } else { false }
+        if commands || nodes.followsFailovers { askRole(.setUp) }
         // The last set-up command: its answer makes the connection ready.
         setUp([Array("CLIENT".utf8), Array("SETNAME".utf8), Array("omg-\(roleName)-\(health.instance)".utf8)], what: "CLIENT SETNAME") {
             [self] in answered()
