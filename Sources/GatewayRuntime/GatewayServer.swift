@@ -271,6 +271,7 @@ public final class GatewayServer: Sendable {
         transport.maxConnections = configuration.maxConnections
         transport.shutdownGrace = configuration.shutdownGrace
         transport.listenBacklog = configuration.listenBacklog
+        transport.sharesPort = configuration.listenShared
         transport.compression = configuration.compression
         transport.offloadCompressionBytes = configuration.offloadCompressionBytes
         transport.http2 = HTTP2Configuration(enabled: configuration.http2, maxConcurrentStreams: configuration.http2MaxConcurrentStreams)

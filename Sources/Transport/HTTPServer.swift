@@ -99,7 +99,10 @@ public final class HTTPServer: Sendable {
         var port = configuration.port
         let threads = max(1, configuration.threads)
         for index in 0..<threads {
-            let socket = try ListeningSocket.open(host: configuration.host, port: port, backlog: configuration.listenBacklog)
+            // The first socket checks that no other process listens there; the loops' others
+            // share the port with it.
+            let socket = try ListeningSocket.open(
+                host: configuration.host, port: port, backlog: configuration.listenBacklog, exclusive: index == 0 && !configuration.sharesPort)
             if index == 0 { port = ListeningSocket.port(of: socket) }
             do {
                 let loop = try EventLoop(name: "gateway-loop-\(index)")

@@ -27,6 +27,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long in-flight requests may take to finish at shutdown.
     public var shutdownGrace: Duration = .seconds(10)
     public var listenBacklog = 1024
+    /// Whether the port may be shared with another process that listens on it already
+    /// (`--listen-shared`: a new binary started beside the old one). Otherwise start-up
+    /// fails when it is taken.
+    public var sharesPort = false
     /// When and how answers are gzipped.
     public var compression = ResponseCompression()
     /// Bodies at least this large are compressed off the loop thread.

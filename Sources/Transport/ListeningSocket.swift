@@ -7,8 +7,15 @@ import Glibc
 enum ListeningSocket {
     /// A non-blocking, close-on-exec socket bound to `host`:`port` and listening.
     ///
-    /// - Throws: `TransportError` when the host does not resolve or the bind fails.
-    static func open(host: String, port: Int, backlog: Int) throws(TransportError) -> Int32 {
+    /// `exclusive`: first make sure no other socket listens on that address and port. The
+    /// sockets share the port with `SO_REUSEPORT`, so without the check a second process
+    /// (of the same user) would bind beside the first one and get half its connections. The
+    /// check binds a plain socket (`SO_REUSEADDR` only, so connections in `TIME_WAIT` do not
+    /// count) and closes it; the port's own sockets are bound right after.
+    ///
+    /// - Throws: `TransportError` when the host does not resolve, the address and port are
+    ///   in use (with `exclusive`), or the bind fails.
+    static func open(host: String, port: Int, backlog: Int, exclusive: Bool = false) throws(TransportError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -23,6 +30,11 @@ enum ListeningSocket {
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let info = entry {
             entry = info.pointee.ai_next
+            if exclusive, port != 0, isTaken(info) {
+                throw TransportError(
+                    "cannot listen on \(host):\(port): address already in use (another process listens there). "
+                        + "Stop it, choose another port, or pass --listen-shared to share the port on purpose (a hand-over to a new binary).")
+            }
             let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else {
                 lastError = String(cString: strerror(errno))
@@ -40,6 +52,17 @@ enum ListeningSocket {
             close(fd)
         }
         throw TransportError("cannot listen on \(host):\(port): \(lastError)")
+    }
+
+    /// Whether a socket already listens on `info`'s address and port: a plain bind (no
+    /// `SO_REUSEPORT`) is refused with `EADDRINUSE`.
+    private static func isTaken(_ info: UnsafeMutablePointer<addrinfo>) -> Bool {
+        let probe = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        var one: Int32 = 1
+        setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        return bind(probe, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 && errno == EADDRINUSE
     }
 
     /// The port a bound socket got (the answer to binding port 0).

@@ -49,6 +49,10 @@ public struct GatewayConfiguration: Sendable {
     public var shutdownGrace: Duration = .seconds(10)
     /// The kernel's accept queue per listening socket.
     public var listenBacklog: Int = 1024
+    /// `--listen-shared`: start even when another process listens on the port (and the admin
+    /// port) already, sharing it (`SO_REUSEPORT`), for a hand-over to a new binary; off, a
+    /// taken port fails the start.
+    public var listenShared = false
     /// When and how responses are gzipped.
     public var compression = ResponseCompression()
     /// Caching and mapping of the product read path.

@@ -10,6 +10,9 @@ struct ServerOptions: ConfigurationOptions {
     @Option(help: "Port to listen on; 0 picks a free port. (env: GATEWAY_PORT)")
     var port: Int = 8080
 
+    @Flag(help: "Start even when another process listens on --port (or --admin-port) already, and share the port with it: for a hand-over to a new binary, the old one drained after. Off: a taken port fails the start. (env: GATEWAY_LISTEN_SHARED=true)")
+    var listenShared = false
+
     @Option(help: "Event loops, each with its own thread, all on one port. Default: the CPUs the process may use (its affinity mask, lowered to a cgroup CPU quota). (env: GATEWAY_THREADS)")
     var threads: Int = GatewayConfiguration.defaultThreads
 
@@ -75,6 +78,7 @@ struct ServerOptions: ConfigurationOptions {
     func apply(to configuration: inout GatewayConfiguration) {
         configuration.host = host
         configuration.port = port
+        configuration.listenShared = listenShared
         configuration.threads = threads
         configuration.maxBodyBytes = maxBodyBytes
         configuration.maxUploadBytes = maxUploadBytes

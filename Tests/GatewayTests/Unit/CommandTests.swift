@@ -111,6 +111,8 @@ import HTTPInterface
         #expect(configuration.idleTimeout == .milliseconds(2500))
         #expect(configuration.shutdownGrace == .seconds(1))
         #expect(configuration.compression.minimumBytes == 10)
+        #expect(configuration.listenShared == false)
+        #expect(try GatewayCommand.parse(["--listen-shared"]).gatewayConfiguration.listenShared)
     }
 
     @Test func redisTLSOptionsBecomeTheConfiguration() throws {
