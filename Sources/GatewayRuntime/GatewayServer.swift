@@ -175,6 +175,8 @@ public final class GatewayServer: Sendable {
     /// `HTTP/2`) and, with `--redis-url`, `gateway_redis_up` (1 while a connection to Redis
     /// is up and its breaker closed) beside `gateway_redis_failures_total` at 0.
     private func reportState(of server: HTTPServer) {
+        // At 0 from the start with TLS: plain HTTP refused on the TLS port.
+        if configuration.tls != nil { _ = metrics.counter("gateway_plain_http_on_tls_total") }
         let http1 = metrics.gauge("gateway_connections", [("protocol", WireProtocol.http11.rawValue)])
         let http2 = metrics.gauge("gateway_connections", [("protocol", WireProtocol.http2.rawValue)])
         // Weak: the registry outlives nothing it reports on (the server holds the registry).

@@ -1,3 +1,4 @@
+import GatewaySupport
 import Glibc
 import HTTPCodec
 import HTTPInterface
@@ -36,8 +37,24 @@ extension ClientConnection {
                 return total > 0 ? .bytes(total) : .nothing
             case .ended:
                 return total > 0 ? .bytes(total) : .endOfStream
+            case .plainHTTP:
+                refusePlainHTTP()
+                return .endOfStream
             }
         }
+    }
+
+    /// Plain HTTP came to the TLS port: answered 400 in plain text, counted
+    /// (`gateway_plain_http_on_tls_total`) and logged; the connection then ends.
+    private func refusePlainHTTP() {
+        let requestID = RequestID.generate()
+        let traceID = TraceContext.begin().traceID
+        let peeked = socket.peekPlain()
+        socket.refusePlainHTTP(PlainHTTPRefusal.response(peeked: peeked, requestID: requestID, traceID: traceID))
+        server.core.metrics.counter("gateway_plain_http_on_tls_total").increment()
+        server.core.logger.info(
+            "plain HTTP sent to the TLS port: answered 400",
+            metadata: ["client": "\(peer)", "request_id": "\(requestID)", "trace_id": "\(traceID)"], source: "Gateway")
     }
 
     /// Makes space after `end`: moves the current request to the front, or grows the
@@ -78,7 +95,7 @@ extension ClientConnection {
         switch withUnsafeMutableBytes(of: &buffer, { socket.discard(into: $0) }) {
         case .bytes(let count): return .bytes(count)
         case .wouldBlock: return .nothing
-        case .ended: return .endOfStream
+        case .ended, .plainHTTP: return .endOfStream
         }
     }
 

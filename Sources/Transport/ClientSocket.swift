@@ -26,6 +26,9 @@ struct ClientSocket {
         case wouldBlock
         /// The peer ended the stream, or it failed.
         case ended
+        /// TLS: the client's first bytes are an HTTP/1.x request, not a TLS record; nothing
+        /// was read (``refusePlainHTTP(_:)`` answers it).
+        case plainHTTP
     }
 
     /// What a write did.
@@ -55,6 +58,9 @@ struct ClientSocket {
     var readWantsWrite = false
     /// TLS: the last write wanted the socket readable; the read event that follows writes first.
     var writeWantsRead = false
+    /// TLS: whether the client's first byte was seen to start a TLS record (looked at once,
+    /// before the handshake reads it).
+    private var firstByteChecked = false
 
     /// A socket just accepted, with its TLS session (not yet handshaken) when the server speaks
     /// HTTPS: the session is set to accept on `fd`, with partial writes on, and gives its
@@ -160,6 +166,14 @@ struct ClientSocket {
             if count < 0 && (errno == EAGAIN || errno == EINTR) { return .wouldBlock }
             return .ended
         }
+        if !firstByteChecked {
+            var first: UInt8 = 0
+            let peeked = recv(fd, &first, 1, Int32(MSG_PEEK))
+            if peeked < 0 && (errno == EAGAIN || errno == EINTR) { return .wouldBlock }
+            guard peeked == 1 else { return .ended }
+            firstByteChecked = true
+            if PlainHTTPRefusal.startsPlainHTTP(first) { return .plainHTTP }
+        }
         let count = SSL_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
         if count > 0 { return .bytes(Int(count)) }
         switch SSL_get_error(ssl, count) {
@@ -180,6 +194,24 @@ struct ClientSocket {
         if count > 0 { return .bytes(count) }
         if count < 0 && (errno == EAGAIN || errno == EINTR) { return .wouldBlock }
         return .ended
+    }
+
+    /// TLS, after ``ReadResult/plainHTTP``: what the client sent so far (at most `limit`
+    /// bytes), left unread.
+    func peekPlain(limit: Int = 8192) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: limit)
+        let count = bytes.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_PEEK)) }
+        return count > 0 ? Array(bytes.prefix(count)) : []
+    }
+
+    /// TLS, after ``ReadResult/plainHTTP``: reads and drops what the client sent (so closing
+    /// does not reset the answer away), sends `answer` in plain text, bypassing the TLS
+    /// session, and shuts the write side. The caller closes.
+    func refusePlainHTTP(_ answer: [UInt8]) {
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        _ = scratch.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        _ = answer.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
     // MARK: - Writing

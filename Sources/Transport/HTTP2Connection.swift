@@ -170,7 +170,8 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
                 if socket.isTLS ? !socket.hasBufferedInput : count < buffer.count { break reading }
             case .wouldBlock:
                 break reading
-            case .ended:
+            case .ended, .plainHTTP:
+                // (A plain request is caught before HTTP/2 begins.)
                 return tearDown()
             }
         }
@@ -329,7 +330,7 @@ final class HTTP2Connection: ServerConnection, ExchangeConnection, @unchecked Se
             switch socket.discard(into: buffer) {
             case .bytes: continue
             case .wouldBlock: return
-            case .ended: return tearDown()
+            case .ended, .plainHTTP: return tearDown()
             }
         }
     }

@@ -3,12 +3,44 @@ import Foundation
 @testable import GatewayRuntime
 import Glibc
 import Logging
+import Observability
 import TestSupport
 import Testing
 @testable import Transport
 
 extension IntegrationTests.ServerConnection {
     // HTTPS: keep-alive, pipelining and records, on the same connections as HTTP/1.1.
+
+    /// Plain HTTP sent to the TLS port: a 400 problem in plain text that names the https://
+    /// URL, then the end of the connection; counted. HTTPS on the same port goes on.
+    @Test func plainHTTPOnTheTLSPortIsAnswered400() async throws {
+        let certificate = try TestCertificate(subjectAltNames: ["IP:127.0.0.1", "DNS:localhost"])
+        let tls = TLSConfiguration(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile)
+        let metrics = GatewayMetrics(presets: GatewayMetrics.gatewayPresets)
+        try await TestServer.with(router: TestRoutes.router(), metrics: metrics, configure: { $0.tls = tls }) { server in
+            let port = server.port
+            #expect(String(decoding: metrics.render(), as: UTF8.self).contains("gateway_plain_http_on_tls_total 0\n"))
+            let (answer, closed) = try await offPool {
+                let client = try RawHTTPClient(port: port)
+                try client.send("GET /v1/products?page=1 HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n")
+                let answer = try client.readResponse()
+                return (answer, client.isClosedByPeer())
+            }
+            #expect(answer.status == 400)
+            #expect(answer.header("Content-Type") == "application/problem+json")
+            #expect(answer.header("Connection") == "close")
+            let body = try answer.json()
+            #expect(body["type"] as? String == "urn:open-market-gateway:problem:plain-http-on-tls-port")
+            #expect(body["detail"] as? String == "plain HTTP sent to the TLS port; use https://localhost:\(port)/v1/products?page=1")
+            #expect(body["requestId"] as? String == answer.header("X-Request-ID"))
+            #expect(closed)
+            #expect(String(decoding: metrics.render(), as: UTF8.self).contains("gateway_plain_http_on_tls_total 1\n"))
+            let https = try await offPool {
+                try Self.run("/usr/bin/curl", ["--silent", "--cacert", certificate.certificateFile, "https://localhost:\(port)/healthz"])
+            }
+            #expect(https.output == #"{"status":"ok"}"#)
+        }
+    }
 
     /// HTTPS on the gateway's own connections: keep-alive and pipelining over one TLS
     /// connection (s_client), and a standard client reusing its connection (curl).
