@@ -158,6 +158,7 @@ public final class DemoOrigin: Sendable {
         serverConfiguration.requestLimits = RequestLimits(maxBodyBytes: configuration.maxBodyBytes)
         serverConfiguration.shutdownGrace = configuration.shutdownGrace
         serverConfiguration.idleTimeout = configuration.idleTimeout
+        serverConfiguration.logsRequests = configuration.logsRequests
         let gatewayServer = HTTPServer(
             configuration: serverConfiguration, application: RouterApplication(router: router, logger: logger), logger: logger)
         let alreadyRunning = try server.withLock { state throws -> Bool in
@@ -173,7 +174,9 @@ public final class DemoOrigin: Sendable {
         let urlHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         core.address.value = "http://\(urlHost):\(gatewayServer.port)"
         guard let url = URL(string: core.address.value) else { preconditionFailure("a host and port make a URL") }
-        logger.info("demo origin listening", metadata: ["url": .string(core.address.value)])
+        logger.info(
+            "demo origin (\(configuration.generation.rawValue)) listening on \(core.address.value)",
+            metadata: ["url": .string(core.address.value), "generation": .string(configuration.generation.rawValue)])
         return url
     }
 }

@@ -20,6 +20,9 @@ public struct DemoOriginConfiguration: Sendable {
     public var shutdownGrace: Duration = .seconds(2)
     /// How long a client connection may stay silent.
     public var idleTimeout: Duration = .seconds(30)
+    /// Whether each answer gets an access line (off for the gateway's embedded demo origin,
+    /// whose lines would bury the gateway's own).
+    public var logsRequests = true
     /// Which Open Market API it serves: `.v1` (`/items/{page}`, `/item/{id}`), or `.v2` /
     /// `.v2b` (`/healthChecker`, `/api/products…`); the other generations' routes are 404.
     public var generation: OriginGeneration = .v1

@@ -99,9 +99,13 @@ struct GatewayCommand: ParsableCommand {
             if configuration.origin.url == nil {
                 var demo = DemoOriginConfiguration()
                 demo.generation = configuration.origin.generation
+                demo.logsRequests = self.origin.demoOriginAccessLog
                 let origin = DemoOrigin(configuration: demo, logger: Logger(label: "demo-origin"))
                 demoOrigin = origin
                 configuration.origin.url = try origin.start().absoluteString
+                if !demo.logsRequests {
+                    logger.info("the embedded demo origin's access lines are off (--demo-origin-access-log logs them)")
+                }
                 if configuration.origin.vendorIdentifier == nil, configuration.origin.generation != .v1 {
                     configuration.origin.vendorIdentifier = demo.vendors.first?.identifier
                 }

@@ -126,9 +126,36 @@ public final class HTTPServer: Sendable {
             state.port = boundPort
             state.started = true
         }
+        let (url, protocols, scope) = Self.describe(configuration, port: boundPort)
         core.logger.info(
-            "listening",
-            metadata: ["host": .string(configuration.host), "port": .stringConvertible(boundPort), "loops": .stringConvertible(threads)], source: "Gateway")
+            "listening on \(url) (\(protocols.joined(separator: ", "))\(scope.map { "; \($0)" } ?? ""))",
+            metadata: [
+                "host": .string(configuration.host), "port": .stringConvertible(boundPort), "loops": .stringConvertible(threads),
+                "url": .string(url), "protocols": .string(protocols.joined(separator: ",")),
+            ], source: "Gateway")
+    }
+
+    /// Where a client reaches this listener and what it may speak there: the URL (a loopback
+    /// one for a wildcard address, with `scope` saying so), and the protocols in the order
+    /// the server prefers them.
+    static func describe(_ configuration: HTTPServerConfiguration, port: Int) -> (url: String, protocols: [String], scope: String?) {
+        let secure = configuration.tls != nil
+        let protocols = switch (secure, configuration.http2.enabled) {
+        case (true, true): ["h2", "HTTP/1.1"]
+        case (false, true): ["HTTP/1.1", "h2c"]
+        default: ["HTTP/1.1"]
+        }
+        var host = configuration.host
+        var scope: String?
+        switch host {
+        case "0.0.0.0", "":
+            (host, scope) = ("127.0.0.1", "every IPv4 address")
+        case "::", "[::]":
+            (host, scope) = ("[::1]", "every address")
+        default:
+            if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
+        }
+        return ("\(secure ? "https" : "http")://\(host):\(port)", protocols, scope)
     }
 
     /// Stops gracefully: no new connections, replies carry `Connection: close`, in-flight

@@ -31,6 +31,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// (`--listen-shared`: a new binary started beside the old one). Otherwise start-up
     /// fails when it is taken.
     public var sharesPort = false
+    /// Whether every answer gets an access line (at `info`); off, only the server's own
+    /// lines (start, stop, warnings) are logged.
+    public var logsRequests = true
     /// When and how answers are gzipped.
     public var compression = ResponseCompression()
     /// Bodies at least this large are compressed off the loop thread.

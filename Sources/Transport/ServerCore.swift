@@ -22,6 +22,8 @@ final class ServerCore: Sendable {
     /// Of ``connections``, those speaking HTTP/2.
     let http2Connections = Atomic<Int>(0)
 
+    /// Whether answers get access lines (``HTTPServerConfiguration/logsRequests``).
+    let logsRequests: Bool
     /// The request limits every loop's decoders enforce.
     let requestLimits: RequestLimits
     /// nghttp2's callbacks and options, when the server speaks HTTP/2.
@@ -35,6 +37,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.metrics = metrics
         requestLimits = configuration.requestLimits
+        logsRequests = configuration.logsRequests
         tracer = configuration.tracer
         http2 = configuration.http2.enabled ? HTTP2SessionTemplate(configuration: configuration.http2) : nil
     }

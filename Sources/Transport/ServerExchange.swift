@@ -103,13 +103,16 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
             route: route, method: method, wireProtocol: wireProtocol, status: response.status, duration: elapsed,
             sentBytes: sentBody ? response.body.count : 0, uncompressedBytes: sentBody ? uncompressedBytes : 0,
             gzip: response.headers.contains("Content-Encoding"))
-        Self.log(
-            server.core.logger,
-            AccessLine(
-                method: method, wireProtocol: wireProtocol, path: path, route: route, status: response.status, bytes: sentBody ? response.body.count : 0,
-                cache: response.cacheOutcome?.rawValue, client: client, requestID: requestID, traceID: traceID,
-                user: user),
-            elapsed: elapsed)
+        if server.core.logsRequests {
+            Self.log(
+                server.core.logger,
+                AccessLine(
+                    method: method, wireProtocol: wireProtocol, path: path, route: route, status: response.status,
+                    bytes: sentBody ? response.body.count : 0,
+                    cache: response.cacheOutcome?.rawValue, client: client, requestID: requestID, traceID: traceID,
+                    user: user),
+                elapsed: elapsed)
+        }
         if let recorded {
             server.core.recordSpan(
                 recorded, text: &server.spanText, method: method, path: path, route: route, status: response.status, wireProtocol: wireProtocol, peer: client,
@@ -138,7 +141,7 @@ final class ServerExchange: ResponseSink, @unchecked Sendable {
                 fromCache: fromCache, rateLimit: rateLimit, user: user, elapsed: elapsed)
         }
         let logger = server.core.logger
-        guard logger.logLevel <= .info else { return }
+        guard server.core.logsRequests, logger.logLevel <= .info else { return }
         log(
             logger,
             AccessLine(

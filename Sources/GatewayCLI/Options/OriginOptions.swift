@@ -15,6 +15,9 @@ struct OriginOptions: ConfigurationOptions {
     @Option(help: "The origin's API generation: v1, v2 or v2b; the embedded demo origin runs in it too. (env: GATEWAY_ORIGIN_GENERATION)")
     var originGeneration: String = "v1"
 
+    @Flag(help: "With the embedded demo origin (no --origin): log its access lines too, beside the gateway's. Off: only its start, stop and warnings. (env: GATEWAY_DEMO_ORIGIN_ACCESS_LOG=true)")
+    var demoOriginAccessLog = false
+
     @Option(help: "The v2/v2b vendor identifier sent with writes; a request's Vendor-Identifier header overrides it. Never logged. (env: GATEWAY_ORIGIN_VENDOR_IDENTIFIER)")
     var originVendorIdentifier: String?
 
@@ -46,6 +49,9 @@ struct OriginOptions: ConfigurationOptions {
     var originBreakerOpen: Double = 5
 
     func validate() throws {
+        if demoOriginAccessLog, origin != nil {
+            throw ValidationError("--demo-origin-access-log is for the embedded demo origin, which runs only without --origin.")
+        }
         if let origin {
             guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
                 url.host != nil

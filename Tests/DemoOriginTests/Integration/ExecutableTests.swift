@@ -8,7 +8,7 @@ extension DemoOriginIntegrationTests {
         /// Runs the binary with `arguments` until its URL line; returns it and its port.
         static func launch(_ arguments: [String]) throws -> (BuiltExecutable, Int) {
             let origin = try BuiltExecutable("demo-origin", arguments: arguments)
-            let seen = origin.readStderr { $0.contains("demo origin listening") }
+            let seen = origin.readStderr { $0.contains(/demo origin \(v[12b]+\) listening on http:/) }
             let port = seen.firstMatch(of: /url=http:\/\/127\.0\.0\.1:(\d+)/).flatMap { Int($0.1) } ?? 0
             return (origin, port)
         }

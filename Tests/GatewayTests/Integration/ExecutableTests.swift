@@ -25,7 +25,7 @@ extension IntegrationTests {
 
         /// The gateway's own "listening" line; the demo origin it may start logs one too, as
         /// `demo-origin`.
-        nonisolated(unsafe) static let gatewayListening = /gateway: host=\S+ loops=\d+ port=(\d+) \[Gateway\] listening/
+        nonisolated(unsafe) static let gatewayListening = #/gateway: host=\S+ loops=\d+ port=(\d+) protocols=\S+ url=\S+ \[Gateway\] listening on /#
 
         /// stderr up to and including the gateway's "listening" line (or its end).
         static func readUntilListening(_ gateway: BuiltExecutable) -> String {
@@ -76,9 +76,12 @@ extension IntegrationTests {
             let gateway = try BuiltExecutable("gateway", arguments: ["--host", "127.0.0.1", "--port", "0", "--threads", "1"], environment: environment)
             let seen = Self.readUntilListening(gateway)
             let gatewayPort = try #require(seen.firstMatch(of: Self.gatewayListening).flatMap { Int($0.1) })
-            let match = try #require(seen.firstMatch(of: /demo-origin: url=http:\/\/127\.0\.0\.1:(\d+) \[DemoOrigin\] demo origin listening/))
+            let match = try #require(seen.firstMatch(of: #/demo-origin: generation=\w+ url=http:\/\/127\.0\.0\.1:(\d+) \[DemoOrigin\] demo origin \(\w+\) listening on /#))
             let originPort = try #require(Int(match.1))
-            #expect(seen.firstMatch(of: Self.gatewayListening) != nil)
+            // Where it serves, what it speaks, and where the demo origin's access lines are.
+            #expect(seen.contains("[Gateway] listening on http://127.0.0.1:\(gatewayPort) (HTTP/1.1, h2c)"))
+            #expect(seen.contains("[DemoOrigin] demo origin (v1) listening on http://127.0.0.1:\(originPort)"))
+            #expect(seen.contains("the embedded demo origin's access lines are off (--demo-origin-access-log logs them)"))
             let page = try await offPool { try RawHTTPClient(port: originPort).request("GET", "/items/1") }
             #expect(page.status == 200)
             let items = try #require(try page.json()["items"] as? [[String: Any]])
@@ -101,6 +104,9 @@ extension IntegrationTests {
             let log = seen + gateway.remainingStderr()
             #expect(log.contains("gateway: [Gateway] stopped"))
             #expect(log.contains("demo-origin: [Gateway] stopped"))
+            // The gateway's access lines, and none of the demo origin's.
+            #expect(log.contains("gateway: bytes="))
+            #expect(log.contains("demo-origin: bytes=") == false)
             // The demo origin stops after the gateway.
             let gatewayStopped = try #require(log.range(of: "gateway: [Gateway] stopped"))
             let originStopped = try #require(log.range(of: "demo-origin: [Gateway] stopped"))
@@ -118,7 +124,7 @@ extension IntegrationTests {
             let gateway = try BuiltExecutable("gateway", arguments: ["--host", "127.0.0.1", "--port", "0", "--threads", "1"], environment: environment)
             let seen = Self.readUntilListening(gateway)
             let port = try #require(seen.firstMatch(of: Self.gatewayListening).flatMap { Int($0.1) })
-            let match = try #require(seen.firstMatch(of: /demo-origin: url=http:\/\/127\.0\.0\.1:(\d+) \[DemoOrigin\] demo origin listening/))
+            let match = try #require(seen.firstMatch(of: #/demo-origin: generation=\w+ url=http:\/\/127\.0\.0\.1:(\d+) \[DemoOrigin\] demo origin \(\w+\) listening on /#))
             let originPort = try #require(Int(match.1))
             let (origin, list, search, ready) = try await offPool {
                 let client = try RawHTTPClient(port: port)
