@@ -56,7 +56,7 @@ final class GatewayProcess: @unchecked Sendable {
                 if line.contains(" gateway: "), line.contains("[Gateway] listening"), let value = Self.field("port", in: line) {
                     port = Int(value)
                 }
-                if line.contains(" demo-origin: "), line.contains("demo origin listening"), let value = Self.field("url", in: line) {
+                if line.contains(" demo-origin: "), line.contains("[DemoOrigin] demo origin ("), line.contains(") listening on "), let value = Self.field("url", in: line) {
                     origin = URL(string: value)
                 }
             }
