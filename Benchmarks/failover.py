@@ -26,6 +26,10 @@ import threading
 import time
 import urllib.parse
 
+# The same Zipf table and draw as the outage workload (Benchmarks/outage.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from outage import pick, zipf_table  # noqa: E402
+
 USERS = int(os.environ.get("USERS", "32"))
 DURATION = float(os.environ.get("DURATION_S", "16"))
 KILL_AT = float(os.environ.get("KILL_AT", "5"))
@@ -100,15 +104,7 @@ def reader(number, bases, start, cumulative, pages, records, lock):
         if rng.random() < 0.2:
             path = f"/v1/products?page={1 + int(rng.random() * pages)}"
         else:
-            r = rng.random()
-            low, high = 0, len(cumulative) - 1
-            while low < high:
-                middle = (low + high) // 2
-                if cumulative[middle] < r:
-                    low = middle + 1
-                else:
-                    high = middle
-            path = f"/v1/products/{low + 1}"
+            path = f"/v1/products/{pick(cumulative, rng.random()) + 1}"
         try:
             if connection is None:
                 connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=10)
@@ -142,12 +138,7 @@ def main():
     bases = sys.argv[1:]
     products = PRODUCTS or products_of(bases[0])
     pages = max(1, min(5, products // 20))
-    weights = [1.0 / (rank ** 1.1) for rank in range(1, products + 1)]
-    total = sum(weights)
-    cumulative, running = [], 0.0
-    for weight in weights:
-        running += weight / total
-        cumulative.append(running)
+    cumulative = zipf_table(products, 1.1)
     records, lock = [], threading.Lock()
     start = time.monotonic()
     threads = [threading.Thread(target=reader, args=(n, bases, start, cumulative, pages, records, lock)) for n in range(USERS)]

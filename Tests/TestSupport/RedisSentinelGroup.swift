@@ -95,10 +95,7 @@ public final class RedisSentinelTestServer: @unchecked Sendable {
         made.standardError = FileHandle.nullDevice
         try made.run()
         process = made
-        for _ in 0..<500 {
-            if (try? cli("PING")) == "PONG" { return }
-            usleep(10_000)
-        }
+        if RedisTestServer.waitForPong({ try? cli("PING") }) { return }
         stop()
         throw RedisTestError(description: "redis-server --sentinel on port \(port) did not answer PING within 5 s")
     }
@@ -123,16 +120,6 @@ public final class RedisSentinelTestServer: @unchecked Sendable {
     /// Runs `redis-cli` against this sentinel; its output, trimmed.
     @discardableResult
     public func cli(_ arguments: String...) throws -> String {
-        let made = Process()
-        made.executableURL = URL(fileURLWithPath: RedisTestServer.cliPath)
-        made.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "--no-auth-warning"] + (password.map { ["-a", $0] } ?? [])
-            + (tls.map { ["--tls", "--cacert", $0.caFile] } ?? []) + arguments
-        let output = Pipe()
-        made.standardOutput = output
-        made.standardError = FileHandle.nullDevice
-        try made.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        made.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try RedisTestServer.cli(port: port, password: password, options: tls.map { ["--tls", "--cacert", $0.caFile] } ?? [], arguments)
     }
 }

@@ -75,10 +75,7 @@ public final class RedisTestServer: @unchecked Sendable {
         made.standardError = FileHandle.nullDevice
         try made.run()
         process = made
-        for _ in 0..<500 {
-            if (try? cli("PING")) == "PONG" { return }
-            usleep(10_000)
-        }
+        if Self.waitForPong({ try? cli("PING") }) { return }
         stop()
         throw RedisTestError(description: "redis-server on port \(port) did not answer PING within 5 s")
     }
@@ -109,9 +106,15 @@ public final class RedisTestServer: @unchecked Sendable {
     }
 
     public func cli(_ arguments: [String]) throws -> String {
+        try Self.cli(port: port, password: password, arguments)
+    }
+
+    /// Runs `redis-cli` against 127.0.0.1:`port` (with `password`, and `options` such as
+    /// `--tls` before the command); its output, trimmed.
+    static func cli(port: Int, password: String?, options: [String] = [], _ arguments: [String]) throws -> String {
         let made = Process()
-        made.executableURL = URL(fileURLWithPath: Self.cliPath)
-        made.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "--no-auth-warning"] + (password.map { ["-a", $0] } ?? []) + arguments
+        made.executableURL = URL(fileURLWithPath: cliPath)
+        made.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "--no-auth-warning"] + (password.map { ["-a", $0] } ?? []) + options + arguments
         let output = Pipe()
         made.standardOutput = output
         made.standardError = FileHandle.nullDevice
@@ -119,6 +122,15 @@ public final class RedisTestServer: @unchecked Sendable {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         made.waitUntilExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Polls `answers` every 10 ms until it says `PONG`, for up to 5 s; whether it did.
+    static func waitForPong(_ answers: () -> String?) -> Bool {
+        for _ in 0..<500 {
+            if answers() == "PONG" { return true }
+            usleep(10_000)
+        }
+        return false
     }
 }
 
